@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { ProtocolError } from '../errors/protocol-error.js';
+import { Uuid } from './uuid.js';
+
+describe('Uuid', () => {
+  it('uses Kafka base64url text form (kraft-formats.md §5)', () => {
+    const uuid = Uuid.fromString('b8tRS7h4TJ2Vt43Dp85v2A');
+    expect(uuid.bytes.toString('hex')).toBe('6fcb514bb8784c9d95b78dc3a7ce6fd8');
+    expect(uuid.toString()).toBe('b8tRS7h4TJ2Vt43Dp85v2A');
+    expect(Uuid.ZERO.toString()).toBe('AAAAAAAAAAAAAAAAAAAAAA');
+    expect(Uuid.METADATA_TOPIC_ID.toString()).toBe('AAAAAAAAAAAAAAAAAAAAAQ');
+  });
+
+  it('tolerates padding and rejects texts that are not 16 bytes', () => {
+    expect(Uuid.fromString('b8tRS7h4TJ2Vt43Dp85v2A==').toString()).toBe('b8tRS7h4TJ2Vt43Dp85v2A');
+    expect(() => Uuid.fromString('abc')).toThrow(ProtocolError);
+    expect(() => Uuid.fromString('b8tRS7h4TJ2Vt43Dp85v2A!')).toThrow(ProtocolError);
+  });
+
+  it('random uuids avoid reserved values and a leading dash', () => {
+    const draws = [Buffer.alloc(16), Buffer.from(`fb${'00'.repeat(15)}`, 'hex'), Buffer.alloc(16, 7)];
+    const uuid = Uuid.randomUuid(() => draws.shift() as Buffer);
+    expect(uuid.equals(Uuid.fromBytes(Buffer.alloc(16, 7)))).toBe(true);
+  });
+});

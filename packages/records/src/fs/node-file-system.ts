@@ -1,0 +1,117 @@
+import * as fs from 'node:fs';
+import { FileSystemError } from '../errors/file-system-error.js';
+import type { FileHandle, FileSystem, OpenOptions } from './file-system.js';
+
+function attempt<T>(operation: string, path: string, body: () => T): T {
+  try {
+    return body();
+  } catch (error) {
+    throw FileSystemError.fromNode(error, operation, path);
+  }
+}
+
+class NodeFileHandle implements FileHandle {
+  readonly path: string;
+  private readonly fd: number;
+  private closed = false;
+
+  constructor(path: string, fd: number) {
+    this.path = path;
+    this.fd = fd;
+  }
+
+  read(target: Uint8Array, targetOffset: number, length: number, position: number): number {
+    return attempt('read', this.path, () => {
+      let total = 0;
+      // readSync may return short counts; loop until `length` or end of file.
+      while (total < length) {
+        const count = fs.readSync(this.fd, target, targetOffset + total, length - total, position + total);
+        if (count === 0) break;
+        total += count;
+      }
+      return total;
+    });
+  }
+
+  write(source: Uint8Array, position: number): void {
+    attempt('write', this.path, () => {
+      let written = 0;
+      while (written < source.length) {
+        written += fs.writeSync(this.fd, source, written, source.length - written, position + written);
+      }
+    });
+  }
+
+  size(): number {
+    return attempt('stat', this.path, () => fs.fstatSync(this.fd).size);
+  }
+
+  truncate(size: number): void {
+    attempt('truncate', this.path, () => fs.ftruncateSync(this.fd, size));
+  }
+
+  sync(): void {
+    attempt('fdatasync', this.path, () => fs.fdatasyncSync(this.fd));
+  }
+
+  syncAsync(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      fs.fdatasync(this.fd, (error) => {
+        if (error) reject(FileSystemError.fromNode(error, 'fdatasync', this.path));
+        else resolve();
+      });
+    });
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    attempt('close', this.path, () => fs.closeSync(this.fd));
+  }
+}
+
+/** The file port over node:fs with positional, synchronous reads and writes. */
+export class NodeFileSystem implements FileSystem {
+  open(path: string, options: OpenOptions = {}): FileHandle {
+    const flags = options.readOnly ? 'r' : options.create ? fs.constants.O_RDWR | fs.constants.O_CREAT : 'r+';
+    return new NodeFileHandle(
+      path,
+      attempt('open', path, () => fs.openSync(path, flags, 0o644)),
+    );
+  }
+
+  exists(path: string): boolean {
+    return fs.existsSync(path);
+  }
+
+  list(directory: string): string[] {
+    return attempt('readdir', directory, () => fs.readdirSync(directory).sort());
+  }
+
+  mkdir(directory: string): void {
+    attempt('mkdir', directory, () => fs.mkdirSync(directory, { recursive: true }));
+  }
+
+  rename(from: string, to: string): void {
+    attempt('rename', from, () => fs.renameSync(from, to));
+  }
+
+  unlink(path: string): void {
+    attempt('unlink', path, () => fs.rmSync(path, { force: true }));
+  }
+
+  removeDirectory(directory: string): void {
+    attempt('rmdir', directory, () => fs.rmSync(directory, { recursive: true, force: true }));
+  }
+
+  syncDirectory(directory: string): void {
+    attempt('fsync directory', directory, () => {
+      const fd = fs.openSync(directory, 'r');
+      try {
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+    });
+  }
+}

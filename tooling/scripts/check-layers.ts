@@ -1,0 +1,88 @@
+// Fails when a package imports one above it, or when the raft core (outside src/io) reaches for
+// ambient nondeterminism. Dependency direction (CONVENTIONS C3):
+//   protocol <- records <- log <- raft <- metadata;  transport-tcp -> protocol, raft;  apps -> any.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = join(import.meta.dirname, '..', '..');
+
+const allowedImports: Record<string, string[]> = {
+  '@kraft/protocol': [],
+  '@kraft/records': ['@kraft/protocol'],
+  '@kraft/log': ['@kraft/protocol', '@kraft/records'],
+  '@kraft/raft': ['@kraft/protocol', '@kraft/records', '@kraft/log'],
+  '@kraft/metadata': ['@kraft/protocol', '@kraft/records', '@kraft/raft'],
+  '@kraft/transport-tcp': ['@kraft/protocol', '@kraft/raft'],
+};
+
+// The raft core is a deterministic state machine: time, randomness, timers and IO come in
+// through ports. Only src/io (the driver and adapters) may touch them.
+const bannedInRaftCore: Array<[RegExp, string]> = [
+  [/\bDate\.now\b/, 'Date.now'],
+  [/\bnew Date\(/, 'new Date()'],
+  [/\bperformance\.now\b/, 'performance.now'],
+  [/\bMath\.random\b/, 'Math.random'],
+  [/\bcrypto\.random/, 'crypto.random*'],
+  [/\b(setTimeout|setInterval|setImmediate|queueMicrotask)\b/, 'timers'],
+  [/\bprocess\.(nextTick|hrtime)\b/, 'process timing'],
+  [/from ['"]node:/, 'node:* imports'],
+  [/from ['"]@kraft\/log['"]/, '@kraft/log (only src/io may use the log; the core sees the RaftLog port)'],
+];
+
+function sourceFiles(directory: string): string[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(directory);
+  } catch {
+    return [];
+  }
+  return entries.flatMap((name) => {
+    const path = join(directory, name);
+    if (statSync(path).isDirectory()) return name === 'node_modules' ? [] : sourceFiles(path);
+    return path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const importPattern = /(?:from|import)\s*\(?\s*['"](@kraft\/[a-z-]+)(?:\/[^'"]*)?['"]/g;
+const problems: string[] = [];
+
+for (const packageDirectory of readdirSync(join(root, 'packages'))) {
+  const manifestPath = join(root, 'packages', packageDirectory, 'package.json');
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
+    name: string;
+    dependencies?: Record<string, string>;
+  };
+  const allowed = allowedImports[manifest.name];
+  if (allowed === undefined) {
+    problems.push(`${manifest.name}: not placed in the layer table of check-layers.ts`);
+    continue;
+  }
+  for (const dependency of Object.keys(manifest.dependencies ?? {})) {
+    if (dependency.startsWith('@kraft/') && !allowed.includes(dependency)) {
+      problems.push(`${manifest.name}: package.json depends on ${dependency}, which is not below it`);
+    }
+  }
+  const sourceDirectory = join(root, 'packages', packageDirectory, 'src');
+  for (const file of sourceFiles(sourceDirectory)) {
+    const text = readFileSync(file, 'utf8');
+    const where = relative(root, file);
+    for (const match of text.matchAll(importPattern)) {
+      const target = match[1] as string;
+      if (target !== manifest.name && !allowed.includes(target)) {
+        problems.push(`${where}: imports ${target}, which is not below ${manifest.name}`);
+      }
+    }
+    const inRaftCore = manifest.name === '@kraft/raft' && !relative(sourceDirectory, file).startsWith('io/');
+    if (inRaftCore && !file.endsWith('.test.ts')) {
+      for (const [pattern, what] of bannedInRaftCore) {
+        if (pattern.test(text)) problems.push(`${where}: the raft core must not use ${what}`);
+      }
+    }
+  }
+}
+
+if (problems.length > 0) {
+  process.stderr.write(`layer check failed:\n${problems.map((line) => `  ${line}`).join('\n')}\n`);
+  process.exit(1);
+}
+process.stdout.write('layer check passed\n');
