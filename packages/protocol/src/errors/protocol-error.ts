@@ -5,19 +5,28 @@ import { KRaftError } from './kraft-error.js';
  * lengths, over-long varints. `fieldPath` names where decoding stopped (`topics[0].name`).
  */
 export class ProtocolError extends KRaftError {
-  readonly fieldPath: string;
   readonly reason: string;
+  private path: string;
 
   constructor(reason: string, fieldPath = '', options?: { cause?: unknown }) {
     super('PROTOCOL_ERROR', fieldPath === '' ? reason : `${fieldPath}: ${reason}`, options);
     this.reason = reason;
-    this.fieldPath = fieldPath;
+    this.path = fieldPath;
   }
 
-  /** Returns the same error with `segment` prepended to its field path. */
+  get fieldPath(): string {
+    return this.path;
+  }
+
+  /**
+   * Prepends `segment` to the field path as the error unwinds through nested structs, and
+   * returns this same error: one allocation per failure however deep the field.
+   */
   withOuterField(segment: string): ProtocolError {
-    const fieldPath = this.fieldPath === '' ? segment : `${segment}.${this.fieldPath}`;
-    return new ProtocolError(this.reason, fieldPath, { cause: this.cause });
+    if (this.path === '') this.path = segment;
+    else this.path = this.path.startsWith('[') ? `${segment}${this.path}` : `${segment}.${this.path}`;
+    this.message = `${this.path}: ${this.reason}`;
+    return this;
   }
 
   static isProtocolError(value: unknown): value is ProtocolError {

@@ -1,3 +1,4 @@
+import { IllegalStateError } from '../errors/illegal-state-error.js';
 import type { Uuid } from './uuid.js';
 
 const INITIAL_CAPACITY_BYTES = 256;
@@ -9,6 +10,13 @@ const INITIAL_CAPACITY_BYTES = 256;
 export class ByteWriter {
   private buffer: Buffer;
   offset = 0;
+  /** Output chunks when gathering (see `gatherLargeBytes`); undefined otherwise. */
+  private gathered: Buffer[] | undefined;
+  private gatherStart = 0;
+  private gatherThresholdBytes = Number.POSITIVE_INFINITY;
+  private gatheredBytes = 0;
+  /** Open size prefixes: their payload may be moved, so nothing inside one is gathered. */
+  private openSizePrefixes = 0;
 
   constructor(initialCapacityBytes = INITIAL_CAPACITY_BYTES) {
     this.buffer = Buffer.allocUnsafe(Math.max(16, initialCapacityBytes));
@@ -25,7 +33,47 @@ export class ByteWriter {
   }
 
   toBuffer(): Buffer {
+    if (this.gathered !== undefined) throw new IllegalStateError('a gathering writer ends with toChunks()');
     return this.buffer.subarray(0, this.offset);
+  }
+
+  /**
+   * From here on, byte strings of at least `thresholdBytes` (record batches in a Fetch
+   * response) are referenced as their own output chunks instead of being copied; `toChunks()`
+   * returns the output, ready for a vectored socket write.
+   */
+  gatherLargeBytes(thresholdBytes: number): this {
+    this.gathered = [];
+    this.gatherStart = this.offset;
+    this.gatherThresholdBytes = thresholdBytes;
+    return this;
+  }
+
+  /** The output as chunks, in order (one chunk when nothing was large enough to gather). */
+  toChunks(): Buffer[] {
+    const chunks = this.gathered ?? [];
+    const tail = this.buffer.subarray(this.gathered === undefined ? 0 : this.gatherStart, this.offset);
+    if (tail.length > 0 || chunks.length === 0) chunks.push(tail);
+    this.gathered = undefined;
+    return chunks;
+  }
+
+  /** Bytes written so far, gathered chunks included. */
+  sizeInBytes(): number {
+    return this.offset + this.gatheredBytes;
+  }
+
+  /** Writes `bytes`, by reference when gathering and they are large enough, else by copy. */
+  writeBytesView(bytes: Uint8Array): this {
+    const gathered = this.gathered;
+    if (gathered === undefined || this.openSizePrefixes > 0 || bytes.length < this.gatherThresholdBytes) {
+      return this.writeRaw(bytes);
+    }
+    if (this.offset > this.gatherStart) gathered.push(this.buffer.subarray(this.gatherStart, this.offset));
+    gathered.push(Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
+    this.gatheredBytes += bytes.length;
+    this.gatherStart = this.offset;
+    return this;
   }
 
   writeInt8(value: number): this {
@@ -146,12 +194,49 @@ export class ByteWriter {
 
   writeNullableBytes(value: Uint8Array | null): this {
     if (value === null) return this.writeInt32(-1);
-    return this.writeInt32(value.length).writeRaw(value);
+    return this.writeInt32(value.length).writeBytesView(value);
   }
 
   writeCompactNullableBytes(value: Uint8Array | null): this {
     if (value === null) return this.writeUnsignedVarint(0);
-    return this.writeUnsignedVarint(value.length + 1).writeRaw(value);
+    return this.writeUnsignedVarint(value.length + 1).writeBytesView(value);
+  }
+
+  /**
+   * Reserves one byte for an unsigned-varint size and returns where the sized payload starts.
+   * Most tagged fields are under 128 bytes, so this avoids a separate sizing pass.
+   */
+  reserveSizePrefix(): number {
+    this.openSizePrefixes += 1;
+    this.ensure(1);
+    this.offset += 1;
+    return this.offset;
+  }
+
+  /** Fills the prefix reserved at `start`, moving the payload if its size needs more bytes. */
+  commitSizePrefix(start: number): void {
+    this.openSizePrefixes -= 1;
+    const size = this.offset - start;
+    const extraBytes = sizeOfUnsignedVarint(size) - 1;
+    if (extraBytes > 0) {
+      this.ensure(extraBytes);
+      this.buffer.copyWithin(start + extraBytes, start, this.offset);
+    }
+    let position = start - 1;
+    let remaining = size;
+    while (remaining >= 0x80) {
+      this.buffer[position] = (remaining % 0x80) | 0x80;
+      position += 1;
+      remaining = Math.floor(remaining / 0x80);
+    }
+    this.buffer[position] = remaining;
+    this.offset += extraBytes;
+  }
+
+  /** Writes an int32 at an earlier position (a frame's size once the frame is complete). */
+  patchInt32(position: number, value: number): void {
+    if (this.gathered !== undefined) throw new IllegalStateError('cannot patch bytes that may be gathered');
+    this.buffer.writeInt32BE(value, position);
   }
 
   writeArrayLength(compact: boolean, count: number | null): this {

@@ -61,6 +61,24 @@ export class Uuid {
     }
   }
 
+  /**
+   * A random directory id (KIP-858): like `randomUuid`, and also never one of the reserved
+   * directory ids `msb == 0 && lsb < 100` (UNASSIGNED, LOST, MIGRATING...).
+   */
+  static randomDirectoryId(nextBytes: (size: number) => Buffer = randomBytes): Uuid {
+    for (;;) {
+      const candidate = Uuid.randomUuid(nextBytes);
+      if (
+        candidate.mostSignificantBits === 0n &&
+        candidate.leastSignificantBits >= 0n &&
+        candidate.leastSignificantBits < 100n
+      ) {
+        continue;
+      }
+      return candidate;
+    }
+  }
+
   get mostSignificantBits(): bigint {
     return this.bytes.readBigInt64BE(0);
   }

@@ -1,0 +1,24 @@
+import { field, struct } from '../schema/field.js';
+import { defineMessage, type MessageData } from '../schema/message-codec.js';
+
+const PartitionData = struct('PartitionData', {
+  partitionIndex: field.int32({ versions: '0+' }),
+});
+
+const TopicData = struct('TopicData', {
+  topicName: field.string({ versions: '0+' }),
+  partitions: field.array(PartitionData, { versions: '0+' }),
+});
+
+/** DescribeQuorum (api key 55). */
+export const DescribeQuorumRequest = defineMessage({
+  name: 'DescribeQuorumRequest',
+  apiKey: 55,
+  validVersions: '0-2',
+  flexibleVersions: '0+',
+  fields: {
+    topics: field.array(TopicData, { versions: '0+' }),
+  },
+});
+
+export type DescribeQuorumRequestData = MessageData<typeof DescribeQuorumRequest>;

@@ -1,0 +1,34 @@
+import { field, struct } from '../schema/field.js';
+import { defineMessage, type MessageData } from '../schema/message-codec.js';
+
+const PartitionData = struct('PartitionData', {
+  partitionIndex: field.int32({ versions: '0+' }),
+  replicaEpoch: field.int32({ versions: '0+' }),
+  replicaId: field.int32({ versions: '0+' }),
+  replicaDirectoryId: field.uuid({ versions: '1+', ignorable: true }),
+  voterDirectoryId: field.uuid({ versions: '1+', ignorable: true }),
+  lastOffsetEpoch: field.int32({ versions: '0+' }),
+  lastOffset: field.int64({ versions: '0+' }),
+  preVote: field.bool({ versions: '2+' }),
+});
+
+const TopicData = struct('TopicData', {
+  topicName: field.string({ versions: '0+' }),
+  partitions: field.array(PartitionData, { versions: '0+' }),
+});
+
+/** Vote (api key 52): v1 adds voter keys (KIP-853), v2 adds PreVote (KIP-996). */
+export const VoteRequest = defineMessage({
+  name: 'VoteRequest',
+  apiKey: 52,
+  validVersions: '0-2',
+  flexibleVersions: '0+',
+  fields: {
+    clusterId: field.string({ versions: '0+', nullableVersions: '0+', default: null }),
+    voterId: field.int32({ versions: '1+', ignorable: true, default: -1 }),
+    topics: field.array(TopicData, { versions: '0+' }),
+  },
+});
+
+export type VoteRequestData = MessageData<typeof VoteRequest>;
+export type VoteRequestPartition = VoteRequestData['topics'][number]['partitions'][number];

@@ -1,0 +1,34 @@
+import { field, struct } from '../schema/field.js';
+import { defineMessage, type MessageData } from '../schema/message-codec.js';
+
+const Endpoint = struct('Endpoint', {
+  name: field.string({ versions: '0+' }),
+  host: field.string({ versions: '0+' }),
+  port: field.uint16({ versions: '0+' }),
+});
+
+const KRaftVersionFeature = struct('KRaftVersionFeature', {
+  minSupportedVersion: field.int16({ versions: '0+' }),
+  maxSupportedVersion: field.int16({ versions: '0+' }),
+});
+
+const Voter = struct('Voter', {
+  voterId: field.int32({ versions: '0+' }),
+  voterDirectoryId: field.uuid({ versions: '0+' }),
+  endpoints: field.array(Endpoint, { versions: '0+' }),
+  kRaftVersionFeature: field.struct(KRaftVersionFeature, { versions: '0+' }),
+});
+
+/** Control record type 6: the voter set (KIP-853), with each voter's endpoints. */
+export const VotersRecord = defineMessage({
+  name: 'VotersRecord',
+  validVersions: '0',
+  flexibleVersions: '0+',
+  fields: {
+    version: field.int16({ versions: '0+' }),
+    voters: field.array(Voter, { versions: '0+' }),
+  },
+});
+
+export type VotersRecordData = MessageData<typeof VotersRecord>;
+export type VotersRecordVoter = VotersRecordData['voters'][number];

@@ -1,0 +1,18 @@
+import { field } from '../schema/field.js';
+import { defineMessage, type MessageData } from '../schema/message-codec.js';
+
+/** Metadata record type 4: one configuration key of a resource (null value = deleted). */
+export const ConfigRecord = defineMessage({
+  name: 'ConfigRecord',
+  apiKey: 4,
+  validVersions: '0',
+  flexibleVersions: '0+',
+  fields: {
+    resourceType: field.int8({ versions: '0+' }),
+    resourceName: field.string({ versions: '0+' }),
+    name: field.string({ versions: '0+' }),
+    value: field.string({ versions: '0+', nullableVersions: '0+' }),
+  },
+});
+
+export type ConfigRecordData = MessageData<typeof ConfigRecord>;

@@ -1,0 +1,16 @@
+import { field } from '../schema/field.js';
+import { defineMessage, type MessageData } from '../schema/message-codec.js';
+
+/** Metadata record type 12: a finalized feature level (`metadata.version`, `kraft.version`...). */
+export const FeatureLevelRecord = defineMessage({
+  name: 'FeatureLevelRecord',
+  apiKey: 12,
+  validVersions: '0',
+  flexibleVersions: '0+',
+  fields: {
+    name: field.string({ versions: '0+' }),
+    featureLevel: field.int16({ versions: '0+' }),
+  },
+});
+
+export type FeatureLevelRecordData = MessageData<typeof FeatureLevelRecord>;

@@ -1,0 +1,39 @@
+import { field } from '../schema/field.js';
+import { defineMessage, type MessageData } from '../schema/message-codec.js';
+
+/** Metadata record type 3: a partition's replicas, ISR and leader. */
+export const PartitionRecord = defineMessage({
+  name: 'PartitionRecord',
+  apiKey: 3,
+  validVersions: '0-2',
+  flexibleVersions: '0+',
+  fields: {
+    partitionId: field.int32({ versions: '0+', default: -1 }),
+    topicId: field.uuid({ versions: '0+' }),
+    replicas: field.array('int32', { versions: '0+' }),
+    isr: field.array('int32', { versions: '0+' }),
+    removingReplicas: field.array('int32', { versions: '0+' }),
+    addingReplicas: field.array('int32', { versions: '0+' }),
+    leader: field.int32({ versions: '0+', default: -1 }),
+    leaderRecoveryState: field.int8({ versions: '0+', default: 0, taggedVersions: '0+', tag: 0 }),
+    leaderEpoch: field.int32({ versions: '0+', default: -1 }),
+    partitionEpoch: field.int32({ versions: '0+', default: -1 }),
+    directories: field.array('uuid', { versions: '1+' }),
+    eligibleLeaderReplicas: field.array('int32', {
+      versions: '2+',
+      nullableVersions: '2+',
+      default: null,
+      taggedVersions: '2+',
+      tag: 1,
+    }),
+    lastKnownElr: field.array('int32', {
+      versions: '2+',
+      nullableVersions: '2+',
+      default: null,
+      taggedVersions: '2+',
+      tag: 2,
+    }),
+  },
+});
+
+export type PartitionRecordData = MessageData<typeof PartitionRecord>;

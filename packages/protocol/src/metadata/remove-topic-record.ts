@@ -1,0 +1,15 @@
+import { field } from '../schema/field.js';
+import { defineMessage, type MessageData } from '../schema/message-codec.js';
+
+/** Metadata record type 9: a topic's deletion. */
+export const RemoveTopicRecord = defineMessage({
+  name: 'RemoveTopicRecord',
+  apiKey: 9,
+  validVersions: '0',
+  flexibleVersions: '0+',
+  fields: {
+    topicId: field.uuid({ versions: '0+' }),
+  },
+});
+
+export type RemoveTopicRecordData = MessageData<typeof RemoveTopicRecord>;

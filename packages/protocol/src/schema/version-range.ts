@@ -1,0 +1,42 @@
+import { IllegalStateError } from '../errors/illegal-state-error.js';
+
+/** An inclusive range of message versions, parsed from Kafka's notation: `0+`, `1-3`, `2`, `none`. */
+export class VersionRange {
+  static readonly NONE = new VersionRange(1, 0);
+  static readonly ALL = new VersionRange(0, 0x7fff);
+
+  private constructor(
+    readonly lowest: number,
+    readonly highest: number,
+  ) {}
+
+  static parse(text: string): VersionRange {
+    if (text === 'none') return VersionRange.NONE;
+    const open = /^(\d+)\+$/.exec(text);
+    if (open !== null) return new VersionRange(Number(open[1]), 0x7fff);
+    const closed = /^(\d+)-(\d+)$/.exec(text);
+    if (closed !== null) return VersionRange.between(Number(closed[1]), Number(closed[2]), text);
+    const single = /^(\d+)$/.exec(text);
+    if (single !== null) return VersionRange.between(Number(single[1]), Number(single[1]), text);
+    throw new IllegalStateError(`invalid version range '${text}'`);
+  }
+
+  private static between(lowest: number, highest: number, text: string): VersionRange {
+    if (lowest > highest) throw new IllegalStateError(`invalid version range '${text}'`);
+    return new VersionRange(lowest, highest);
+  }
+
+  isEmpty(): boolean {
+    return this.lowest > this.highest;
+  }
+
+  contains(version: number): boolean {
+    return version >= this.lowest && version <= this.highest;
+  }
+
+  toString(): string {
+    if (this.isEmpty()) return 'none';
+    if (this.highest === 0x7fff) return `${this.lowest}+`;
+    return this.lowest === this.highest ? `${this.lowest}` : `${this.lowest}-${this.highest}`;
+  }
+}
