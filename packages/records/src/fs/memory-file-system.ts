@@ -253,6 +253,10 @@ class MemoryFileHandle implements FileHandle {
   }
 
   size(): number {
+    // A stale handle must not report the size of a file it no longer has (as after a crash).
+    if (this.closed || !this.fileSystem.isCurrent(this.generation)) {
+      throw new FileSystemError('EBADF', 'stat', this.path);
+    }
     return this.inode.size;
   }
 
