@@ -13,9 +13,13 @@ const files = readdirSync(directory)
 let failures = 0;
 for (const file of files) {
   process.stdout.write(`\n== ${file} ==\n`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=@kraft/source', join(directory, file)], {
-    stdio: 'inherit',
-  });
+  const result = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=@kraft/source', join(directory, file)],
+    {
+      stdio: 'inherit',
+    },
+  );
   if (result.status !== 0) failures += 1;
 }
 process.exit(failures === 0 ? 0 : 1);

@@ -1,0 +1,129 @@
+import { KRaftError } from '@kraft/protocol';
+import { MemoryFileSystem } from '@kraft/records';
+import { describe, expect, it } from 'vitest';
+import {
+  dataBatch,
+  FailingFileSystem,
+  readAll,
+  TEST_NOW_MS,
+  testConfig,
+} from '../test/support/log-fixtures.js';
+import { RaftLog } from './raft-log.js';
+import type { OffsetAndEpoch } from './raft-log-types.js';
+
+const DIR = '/data/metadata';
+
+function open(fileSystem: MemoryFileSystem | FailingFileSystem): RaftLog {
+  return RaftLog.open({ dir: DIR, fileSystem, config: testConfig(), time: () => TEST_NOW_MS });
+}
+
+/** A log of 30 flushed two-record batches in epoch 1 with a snapshot at 20 and the HWM at 60. */
+async function prepared(): Promise<MemoryFileSystem> {
+  const fileSystem = new MemoryFileSystem();
+  fileSystem.mkdir(DIR);
+  const log = open(fileSystem);
+  for (let index = 0; index < 30; index += 1) log.appendAsLeader(dataBatch({ count: 2, valueBytes: 40 }), 1);
+  await log.flush();
+  log.updateHighWatermark(60);
+  writeSnapshot(log, { offset: 20, epoch: 1 });
+  log.close();
+  return fileSystem;
+}
+
+function writeSnapshot(log: RaftLog, id: OffsetAndEpoch, unchecked = false): void {
+  const writer = unchecked ? log.createNewSnapshotUnchecked(id) : log.createNewSnapshot(id);
+  writer?.append(dataBatch({ epoch: id.epoch, count: 3 }));
+  writer?.freeze();
+}
+
+/**
+ * Runs `operation` with a power loss at each of its file-system steps in turn (the step fails,
+ * then unsynced state is dropped) until it completes; `check` runs on every reopened log.
+ */
+async function atEveryStep(
+  operation: (log: RaftLog) => void,
+  check: (log: RaftLog) => void,
+): Promise<number> {
+  for (let failAt = 1; ; failAt += 1) {
+    const fileSystem = await prepared();
+    const failing = new FailingFileSystem(fileSystem, failAt);
+    let completed = true;
+    try {
+      const log = open(failing);
+      log.updateHighWatermark(60);
+      operation(log);
+    } catch (error) {
+      if (!KRaftError.isInstance(error)) throw error;
+      completed = false;
+    }
+    fileSystem.crash();
+    const reopened = open(fileSystem);
+    check(reopened);
+    if (completed) return failAt;
+  }
+}
+
+/** Kafka's simulation invariant SnapshotAtLogStart, plus a readable log. */
+function checkSnapshotAtLogStart(log: RaftLog): void {
+  const earliest = log.earliestSnapshotId();
+  expect(earliest).toBeDefined();
+  expect(log.startOffset()).toBeLessThanOrEqual((earliest as OffsetAndEpoch).offset);
+  if (log.startOffset() > 0) expect(log.startOffset()).toBe(earliest?.offset);
+  expect(log.validateOffsetAndEpoch(earliest?.offset ?? 0, earliest?.epoch ?? 0)).toEqual({ kind: 'valid' });
+  const batches = readAll(log, 'uncommitted');
+  expect(batches.at(-1)?.lastOffset ?? log.startOffset() - 1).toBe(log.endOffset() - 1);
+}
+
+describe('a power loss at every step', () => {
+  it('of a snapshot and the log-start move that follows it leaves the old or the new state', async () => {
+    const steps = await atEveryStep(
+      (log) => {
+        writeSnapshot(log, { offset: 40, epoch: 1 });
+        log.deleteBeforeSnapshot({ offset: 40, epoch: 1 });
+      },
+      (log) => {
+        expect(log.endOffset()).toBe(60);
+        expect([20, 40]).toContain(log.latestSnapshotId()?.offset);
+        expect([0, 40]).toContain(log.startOffset());
+        checkSnapshotAtLogStart(log);
+      },
+    );
+    expect(steps).toBeGreaterThan(5);
+  });
+
+  it('of installing a fetched snapshot ahead of the log leaves the old log or the snapshot alone', async () => {
+    const steps = await atEveryStep(
+      (log) => {
+        writeSnapshot(log, { offset: 100, epoch: 3 }, true);
+        expect(log.truncateToLatestSnapshot()).toBe(true);
+        log.appendAsFollower(dataBatch({ baseOffset: 100, epoch: 3 }), 3);
+      },
+      (log) => {
+        if (log.latestSnapshotId()?.offset === 100) {
+          expect(log.startOffset()).toBe(100);
+          expect(log.lastFetchedEpoch()).toBe(3);
+        } else {
+          expect([log.startOffset(), log.endOffset()]).toEqual([0, 60]);
+        }
+        checkSnapshotAtLogStart(log);
+      },
+    );
+    expect(steps).toBeGreaterThan(5);
+  });
+
+  it('of appends, rolls and a truncation keeps every flushed batch that was not truncated', async () => {
+    await atEveryStep(
+      (log) => {
+        for (let index = 0; index < 20; index += 1)
+          log.appendAsLeader(dataBatch({ count: 2, valueBytes: 40 }), 2);
+        log.truncateTo(70);
+      },
+      (log) => {
+        expect(log.endOffset()).toBeGreaterThanOrEqual(60);
+        const batches = readAll(log, 'uncommitted');
+        expect(batches.filter((batch) => batch.epoch === 1)).toHaveLength(30);
+        expect(log.lastFetchedEpoch()).toBe(batches.at(-1)?.epoch);
+      },
+    );
+  });
+});

@@ -1,0 +1,134 @@
+import type { OffsetAndEpoch } from '../raft-log-types.js';
+import type { EpochEntry, LeaderEpochCheckpointFile } from './leader-epoch-checkpoint-file.js';
+
+/**
+ * Kafka's `LeaderEpochFileCache`: the start offset of each leader epoch present in the log, in
+ * increasing epoch and offset order. Every change is written to the checkpoint file before the
+ * caller writes the log bytes it describes, so a durable batch's epoch is always in the durable
+ * checkpoint (recovery relies on this to detect bit flips in the uncovered epoch field).
+ */
+export class LeaderEpochCache {
+  private entries: EpochEntry[];
+
+  constructor(
+    private readonly checkpoint: LeaderEpochCheckpointFile | undefined,
+    entries: readonly EpochEntry[] = [],
+  ) {
+    this.entries = [...entries];
+  }
+
+  all(): readonly EpochEntry[] {
+    return this.entries;
+  }
+
+  latestEpoch(): number | undefined {
+    return this.entries[this.entries.length - 1]?.epoch;
+  }
+
+  latestEntry(): EpochEntry | undefined {
+    return this.entries[this.entries.length - 1];
+  }
+
+  earliestEntry(): EpochEntry | undefined {
+    return this.entries[0];
+  }
+
+  /**
+   * Records that `epoch` starts at `startOffset`. A no-op for the latest epoch at a later offset;
+   * otherwise entries that would break monotonicity (epoch or start offset not below the new one)
+   * are dropped first, as Kafka's `assign` does. Returns whether anything changed.
+   */
+  assign(epoch: number, startOffset: number, persist = true): boolean {
+    const latest = this.latestEntry();
+    if (latest !== undefined && latest.epoch === epoch && startOffset >= latest.startOffset) return false;
+    const kept = this.entries.filter((entry) => entry.epoch < epoch && entry.startOffset < startOffset);
+    kept.push({ epoch, startOffset });
+    this.replace(kept, persist);
+    return true;
+  }
+
+  /** The epoch the batch at `offset` must carry, or undefined when `offset` precedes every entry. */
+  epochForOffset(offset: number): number | undefined {
+    let epoch: number | undefined;
+    for (const entry of this.entries) {
+      if (entry.startOffset > offset) break;
+      epoch = entry.epoch;
+    }
+    return epoch;
+  }
+
+  /**
+   * Kafka's `endOffsetFor(requestedEpoch, logEndOffset)`: the requested epoch (or the largest below
+   * it) and the start offset of the next higher epoch; the log end offset for the latest epoch;
+   * undefined when the epoch is above every known epoch or the cache is empty.
+   */
+  endOffsetFor(requestedEpoch: number, logEndOffset: number): OffsetAndEpoch | undefined {
+    const latest = this.latestEntry();
+    if (latest === undefined || requestedEpoch < 0) return undefined;
+    if (requestedEpoch === latest.epoch) return { offset: logEndOffset, epoch: latest.epoch };
+    const higherIndex = this.entries.findIndex((entry) => entry.epoch > requestedEpoch);
+    if (higherIndex === -1) return undefined;
+    const higher = this.entries[higherIndex] as EpochEntry;
+    const floor = higherIndex === 0 ? undefined : (this.entries[higherIndex - 1] as EpochEntry);
+    return { offset: higher.startOffset, epoch: floor === undefined ? requestedEpoch : floor.epoch };
+  }
+
+  /** Removes the entries starting at or after `endOffset` (the log was truncated there). */
+  truncateFromEnd(endOffset: number): void {
+    const kept = this.entries.filter((entry) => entry.startOffset < endOffset);
+    if (kept.length !== this.entries.length) this.replace(kept);
+  }
+
+  /**
+   * Drops entries wholly below `startOffset` and moves the last of them up to `startOffset`, so the
+   * epoch in force at the new log start stays known (Kafka `truncateFromStart`).
+   */
+  truncateFromStart(startOffset: number): void {
+    let lastBelow = -1;
+    for (let index = 0; index < this.entries.length; index += 1) {
+      if ((this.entries[index] as EpochEntry).startOffset <= startOffset) lastBelow = index;
+    }
+    if (lastBelow === -1) return;
+    const moved = this.entries[lastBelow] as EpochEntry;
+    if (lastBelow === 0 && moved.startOffset === startOffset) return;
+    this.replace([{ epoch: moved.epoch, startOffset }, ...this.entries.slice(lastBelow + 1)]);
+  }
+
+  /**
+   * Adds epochs found in the log before the first entry (data below a log start that moved up,
+   * which is the log start again after a restart). Entries must be older than the first one; one of
+   * the same epoch moves the first entry's start down.
+   */
+  restoreEarlierEntries(earlier: readonly EpochEntry[]): void {
+    if (earlier.length === 0) return;
+    const first = this.entries[0];
+    const kept = earlier.filter((entry) => first === undefined || entry.epoch < first.epoch);
+    const sameAsFirst =
+      first === undefined ? undefined : earlier.find((entry) => entry.epoch === first.epoch);
+    const rest =
+      sameAsFirst === undefined
+        ? this.entries
+        : [
+            {
+              epoch: sameAsFirst.epoch,
+              startOffset: Math.min(sameAsFirst.startOffset, (first as EpochEntry).startOffset),
+            },
+            ...this.entries.slice(1),
+          ];
+    this.replace([...kept, ...rest]);
+  }
+
+  clear(): void {
+    if (this.entries.length > 0) this.replace([]);
+  }
+
+  /** Writes the current entries (used after a rebuild). */
+  persist(): void {
+    this.checkpoint?.write(this.entries);
+  }
+
+  private replace(entries: EpochEntry[], persist = true): void {
+    this.entries = entries;
+    if (persist) this.persist();
+  }
+}

@@ -1,0 +1,72 @@
+import type { FileSystem } from '@kraft/records';
+import { InvalidConfigurationError } from '../errors/log-errors.js';
+import { readSmallFile, writeFileAtomically } from '../files/atomic-file.js';
+
+export interface EpochEntry {
+  readonly epoch: number;
+  readonly startOffset: number;
+}
+
+export const LEADER_EPOCH_CHECKPOINT_FILE = 'leader-epoch-checkpoint';
+const CURRENT_VERSION = 0;
+
+/**
+ * Kafka's `leader-epoch-checkpoint` text file (kraft-formats.md §6): a version line `0`, an entry
+ * count, then one `<epoch> <startOffset>` line per entry, each line ending in `\n`. Written through
+ * a fsynced `.tmp` file and an atomic rename, so a crash leaves the old or the new file.
+ */
+export class LeaderEpochCheckpointFile {
+  constructor(
+    private readonly fileSystem: FileSystem,
+    readonly path: string,
+  ) {}
+
+  write(entries: readonly EpochEntry[]): void {
+    writeFileAtomically(
+      this.fileSystem,
+      this.path,
+      Buffer.from(formatLeaderEpochCheckpoint(entries), 'utf8'),
+    );
+  }
+
+  /** The entries, or undefined when the file does not exist. Malformed content is a typed error. */
+  read(): EpochEntry[] | undefined {
+    const bytes = readSmallFile(this.fileSystem, this.path);
+    return bytes === undefined ? undefined : parseLeaderEpochCheckpoint(bytes.toString('utf8'), this.path);
+  }
+}
+
+export function formatLeaderEpochCheckpoint(entries: readonly EpochEntry[]): string {
+  let text = `${CURRENT_VERSION}\n${entries.length}\n`;
+  for (const entry of entries) text += `${entry.epoch} ${entry.startOffset}\n`;
+  return text;
+}
+
+export function parseLeaderEpochCheckpoint(text: string, path = LEADER_EPOCH_CHECKPOINT_FILE): EpochEntry[] {
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  const fail = (reason: string): never => {
+    throw new InvalidConfigurationError(`malformed ${path}: ${reason}`);
+  };
+  if (lines[0]?.trim() !== String(CURRENT_VERSION)) fail(`unsupported version line '${lines[0] ?? ''}'`);
+  const count = parseNonNegative(lines[1], fail);
+  if (lines.length !== count + 2) fail(`expected ${count} entries, found ${lines.length - 2}`);
+  const entries: EpochEntry[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const fields = (lines[index + 2] as string).trim().split(/\s+/);
+    if (fields.length !== 2) fail(`entry line '${lines[index + 2]}' must have 2 fields`);
+    entries.push({
+      epoch: parseNonNegative(fields[0], fail),
+      startOffset: parseNonNegative(fields[1], fail),
+    });
+  }
+  return entries;
+}
+
+function parseNonNegative(text: string | undefined, fail: (reason: string) => never): number {
+  const trimmed = text?.trim() ?? '';
+  if (!/^\d+$/.test(trimmed)) return fail(`'${text ?? ''}' is not a non-negative integer`);
+  const value = Number(trimmed);
+  if (!Number.isSafeInteger(value)) return fail(`'${trimmed}' is too large`);
+  return value;
+}

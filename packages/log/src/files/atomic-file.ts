@@ -1,0 +1,58 @@
+import type { FileSystem } from '@kraft/records';
+import { InvalidConfigurationError } from '../errors/log-errors.js';
+
+/** Largest small metadata file we agree to read (checkpoints, properties): bounds the allocation. */
+const MAX_SMALL_FILE_BYTES = 16 * 1024 * 1024;
+
+export function parentDirectory(path: string): string {
+  const slash = path.lastIndexOf('/');
+  return slash <= 0 ? '/' : path.slice(0, slash);
+}
+
+export function joinPath(directory: string, name: string): string {
+  return directory.endsWith('/') ? `${directory}${name}` : `${directory}/${name}`;
+}
+
+/**
+ * Replaces `path` atomically, as Kafka's checkpoint files do: write `<path>.tmp`, fdatasync it,
+ * rename it over `path`, then fsync the directory so the rename itself survives a power loss.
+ * After a crash at any step the file holds either its old or its new content, never a mix.
+ */
+export function writeFileAtomically(fileSystem: FileSystem, path: string, content: Uint8Array): void {
+  const temporaryPath = `${path}.tmp`;
+  const handle = fileSystem.open(temporaryPath, { create: true });
+  try {
+    handle.truncate(0);
+    handle.write(content, 0);
+    handle.sync();
+  } finally {
+    handle.close();
+  }
+  fileSystem.rename(temporaryPath, path);
+  fileSystem.syncDirectory(parentDirectory(path));
+}
+
+/** Reads a whole small file, or returns undefined when it does not exist. */
+export function readSmallFile(fileSystem: FileSystem, path: string): Buffer | undefined {
+  if (!fileSystem.exists(path)) return undefined;
+  const handle = fileSystem.open(path, { readOnly: true });
+  try {
+    const size = handle.size();
+    if (size > MAX_SMALL_FILE_BYTES) {
+      throw new InvalidConfigurationError(
+        `${path} is ${size} bytes, more than the ${MAX_SMALL_FILE_BYTES} allowed`,
+      );
+    }
+    const bytes = Buffer.alloc(size);
+    const count = handle.read(bytes, 0, size, 0);
+    return bytes.subarray(0, count);
+  } finally {
+    handle.close();
+  }
+}
+
+/** Removes a file and makes the removal durable. */
+export function deleteFileDurably(fileSystem: FileSystem, path: string): void {
+  fileSystem.unlink(path);
+  fileSystem.syncDirectory(parentDirectory(path));
+}

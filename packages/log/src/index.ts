@@ -1,0 +1,70 @@
+export {
+  LogConfig,
+  LogConfigKeys,
+  type LogConfigOptions,
+  type LogConfigProperties,
+  MIN_SEGMENT_BYTES,
+} from './config/log-config.js';
+export { LeaderEpochCache } from './epoch/leader-epoch-cache.js';
+export {
+  type EpochEntry,
+  formatLeaderEpochCheckpoint,
+  LEADER_EPOCH_CHECKPOINT_FILE,
+  LeaderEpochCheckpointFile,
+  parseLeaderEpochCheckpoint,
+} from './epoch/leader-epoch-checkpoint-file.js';
+export {
+  InconsistentLogStateError,
+  InvalidConfigurationError,
+  InvalidLogOperationError,
+  InvalidRecordError,
+  LogCorruptionError,
+  OffsetOutOfRangeError,
+} from './errors/log-errors.js';
+export { readSmallFile, writeFileAtomically } from './files/atomic-file.js';
+export {
+  LOG_START_OFFSET_CHECKPOINT_FILE,
+  LogStartOffsetCheckpointFile,
+} from './files/log-start-offset-checkpoint-file.js';
+export {
+  formatJavaProperties,
+  META_PROPERTIES_FILE,
+  type MetaProperties,
+  metaPropertiesFromMap,
+  parseJavaProperties,
+  readMetaProperties,
+  verifyMetaProperties,
+  writeMetaProperties,
+} from './files/meta-properties.js';
+export {
+  formatPartitionMetadata,
+  PARTITION_METADATA_FILE,
+  PartitionMetadataFile,
+  parsePartitionMetadata,
+} from './files/partition-metadata-file.js';
+export { OffsetIndex } from './index/offset-index.js';
+export { TimeIndex } from './index/time-index.js';
+export { type Logger, silentLogger } from './logger.js';
+export { KafkaRaftLog, METADATA_TOPIC_PARTITION, RaftLog, type RaftLogOpenOptions } from './raft-log.js';
+export {
+  compareOffsetAndEpoch,
+  type Isolation,
+  type LogAppendInfo,
+  type LogFetchInfo,
+  type LogOffsetMetadata,
+  type OffsetAndEpoch,
+  type RawSnapshotReader,
+  type RawSnapshotWriter,
+  type ValidOffsetAndEpoch,
+} from './raft-log-types.js';
+export { parseSegmentFileName, segmentFileStem } from './segment/log-segment.js';
+export { CLEAN_SHUTDOWN_FILE } from './segment/segmented-log.js';
+export { FileRawSnapshotReader } from './snapshot/file-raw-snapshot-reader.js';
+export { FileRawSnapshotWriter } from './snapshot/file-raw-snapshot-writer.js';
+export {
+  BOOTSTRAP_SNAPSHOT_ID,
+  parseSnapshotFileName,
+  type SnapshotPath,
+  snapshotFileName,
+  snapshotFilePath,
+} from './snapshot/snapshot-path.js';

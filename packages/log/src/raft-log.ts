@@ -1,0 +1,505 @@
+import { IllegalStateError, Uuid } from '@kraft/protocol';
+import {
+  ControlRecordType,
+  type FileSystem,
+  type MemoryRecords,
+  NodeFileSystem,
+  type Records,
+  RecordsIterator,
+} from '@kraft/records';
+import { LogConfig } from './config/log-config.js';
+import { InconsistentLogStateError, InvalidLogOperationError } from './errors/log-errors.js';
+import { joinPath } from './files/atomic-file.js';
+import {
+  LOG_START_OFFSET_CHECKPOINT_FILE,
+  LogStartOffsetCheckpointFile,
+} from './files/log-start-offset-checkpoint-file.js';
+import { PARTITION_METADATA_FILE, PartitionMetadataFile } from './files/partition-metadata-file.js';
+import { type Logger, silentLogger } from './logger.js';
+import {
+  compareOffsetAndEpoch,
+  formatOffsetAndEpoch,
+  type Isolation,
+  type LogAppendInfo,
+  type LogFetchInfo,
+  type LogOffsetMetadata,
+  type OffsetAndEpoch,
+  type RawSnapshotReader,
+  type RawSnapshotWriter,
+  type ValidOffsetAndEpoch,
+} from './raft-log-types.js';
+import { SegmentedLog } from './segment/segmented-log.js';
+import { FileRawSnapshotReader } from './snapshot/file-raw-snapshot-reader.js';
+import { FileRawSnapshotWriter } from './snapshot/file-raw-snapshot-writer.js';
+import {
+  deletedSnapshotFilePath,
+  parseSnapshotFileName,
+  snapshotFilePath,
+} from './snapshot/snapshot-path.js';
+
+/** Kafka's metadata partition; the test server uses `__raft_performance_test-0`. */
+export const METADATA_TOPIC_PARTITION = '__cluster_metadata-0';
+
+export interface RaftLogOpenOptions {
+  /** The metadata log directory (`metadata.log.dir`); the partition directory is created inside. */
+  readonly dir: string;
+  readonly config?: LogConfig;
+  readonly fileSystem?: FileSystem;
+  readonly logger?: Logger;
+  /** `<topic>-<partition>`, the partition directory's name. */
+  readonly topicPartition?: string;
+  /**
+   * Written to `partition.metadata` when absent (Kafka's metadata topic id by default); a directory
+   * holding another topic id is refused.
+   */
+  readonly topicId?: Uuid;
+  /** Milliseconds clock for segment rolls; read once per append, never elsewhere. */
+  readonly time?: () => number;
+}
+
+interface SnapshotEntry {
+  readonly id: OffsetAndEpoch;
+  reader: FileRawSnapshotReader | undefined;
+}
+
+/**
+ * The replicated log under a KRaft replica (Kafka's `KafkaRaftLog`): a segmented log on disk
+ * plus raft snapshots. Synchronous except `flush()`. See the package README for the layout.
+ */
+export class RaftLog {
+  private readonly snapshots: SnapshotEntry[] = [];
+  /**
+   * Readers of deleted snapshots, closed one deletion round later (or on close): a FetchSnapshot
+   * answer may still be streaming from one (Kafka delays the file deletion for the same reason).
+   */
+  private retiredReaders: FileRawSnapshotReader[] = [];
+  private nextPartialSnapshotId = 0;
+
+  private constructor(
+    private readonly log: SegmentedLog,
+    private readonly fileSystem: FileSystem,
+    readonly directory: string,
+    readonly topicId: Uuid,
+    private readonly logger: Logger,
+    private readonly logStartCheckpoint: LogStartOffsetCheckpointFile,
+    private readonly topicPartition: string,
+  ) {}
+
+  /**
+   * Opens (creating if needed) `<dir>/<topicPartition>`: recovers the segments, deletes partial and
+   * deleted snapshot files and snapshots below the log start, refuses a log start above 0 with no
+   * snapshot covering it (KAFKA-14240), then truncates fully if the latest snapshot is ahead of the
+   * log (a follower that crashed after fetching a snapshot).
+   */
+  static open(options: RaftLogOpenOptions): RaftLog {
+    const fileSystem = options.fileSystem ?? new NodeFileSystem();
+    const topicPartition = options.topicPartition ?? METADATA_TOPIC_PARTITION;
+    const directory = joinPath(options.dir, topicPartition);
+    const logger = (options.logger ?? silentLogger).child({ component: 'raft-log', topicPartition });
+    const created = !fileSystem.exists(directory);
+    fileSystem.mkdir(directory);
+    // A new partition directory's own entry must survive a power loss too.
+    if (created) fileSystem.syncDirectory(options.dir);
+    const topicId = ensurePartitionMetadata(fileSystem, directory, options.topicId);
+    const log = SegmentedLog.open({
+      directory,
+      config: options.config ?? new LogConfig(),
+      fileSystem,
+      logger,
+      time: options.time ?? Date.now,
+    });
+    const logStartCheckpoint = new LogStartOffsetCheckpointFile(
+      fileSystem,
+      joinPath(options.dir, LOG_START_OFFSET_CHECKPOINT_FILE),
+    );
+    const savedLogStart = readLogStartOrUndefined(logStartCheckpoint, topicPartition, logger);
+    if (savedLogStart !== undefined) log.restoreLogStartOffset(savedLogStart);
+    const raftLog = new RaftLog(
+      log,
+      fileSystem,
+      directory,
+      topicId,
+      logger,
+      logStartCheckpoint,
+      topicPartition,
+    );
+    raftLog.recoverSnapshots();
+    raftLog.truncateToLatestSnapshot();
+    return raftLog;
+  }
+
+  private recoverSnapshots(): void {
+    const logStartOffset = this.log.logStartOffset();
+    const retained: OffsetAndEpoch[] = [];
+    const toDelete: string[] = [];
+    for (const name of this.fileSystem.list(this.directory)) {
+      const parsed = parseSnapshotFileName(name);
+      if (parsed === undefined) continue;
+      if (parsed.partial || parsed.deleted || parsed.snapshotId.offset < logStartOffset) toDelete.push(name);
+      else retained.push(parsed.snapshotId);
+    }
+    retained.sort(compareOffsetAndEpoch);
+    const latest = retained[retained.length - 1];
+    if (logStartOffset > 0 && (latest === undefined || latest.offset < logStartOffset)) {
+      throw new InconsistentLogStateError(
+        `there must be a snapshot at or above the log start offset ${logStartOffset}, but the latest is ${latest === undefined ? 'none' : formatOffsetAndEpoch(latest)}`,
+      );
+    }
+    for (const name of toDelete) this.fileSystem.unlink(joinPath(this.directory, name));
+    if (toDelete.length > 0) this.fileSystem.syncDirectory(this.directory);
+    for (const id of retained) this.snapshots.push({ id, reader: undefined });
+    this.logger.info(
+      { snapshots: retained.map(formatOffsetAndEpoch), deleted: toDelete.length },
+      'initialized snapshots',
+    );
+  }
+
+  /** Assigns offsets from the log end and `epoch` to every batch; epochs never go backwards. */
+  appendAsLeader(records: MemoryRecords, epoch: number): LogAppendInfo {
+    return this.log.appendAsLeader(records, epoch, this.snapshotEpochFloor());
+  }
+
+  /** Appends fetched batches that must continue the log exactly; a trailing partial batch is dropped. */
+  appendAsFollower(records: Records, epoch: number): LogAppendInfo {
+    return this.log.appendAsFollower(records, epoch, this.snapshotEpochFloor());
+  }
+
+  /** With no batch in the log, appends may not carry an epoch older than the snapshot it starts at. */
+  private snapshotEpochFloor(): number {
+    if (this.log.epochCache.latestEpoch() !== undefined) return 0;
+    const snapshotId = this.latestSnapshotId();
+    return snapshotId !== undefined && snapshotId.offset === this.startOffset() ? snapshotId.epoch : 0;
+  }
+
+  read(startOffset: number, isolation: Isolation, maxSizeBytes?: number): LogFetchInfo {
+    return this.log.read(startOffset, isolation, maxSizeBytes);
+  }
+
+  startOffset(): number {
+    return this.log.logStartOffset();
+  }
+
+  endOffset(): number {
+    return this.log.logEndOffset();
+  }
+
+  highWatermark(): number {
+    return this.log.highWatermark();
+  }
+
+  /** The high watermark with its segment and byte position. */
+  highWatermarkMetadata(): LogOffsetMetadata {
+    return this.log.highWatermarkMetadata();
+  }
+
+  updateHighWatermark(offset: number): void {
+    this.log.updateHighWatermark(offset);
+  }
+
+  /** Epoch of the last batch; for an empty log sitting on a snapshot, that snapshot's epoch; else 0. */
+  lastFetchedEpoch(): number {
+    const latestEpoch = this.log.epochCache.latestEpoch();
+    if (latestEpoch !== undefined) return latestEpoch;
+    const snapshotId = this.latestSnapshotId();
+    if (snapshotId === undefined) return 0;
+    if (snapshotId.offset === this.startOffset() && snapshotId.offset === this.endOffset())
+      return snapshotId.epoch;
+    throw new IllegalStateError(
+      `the log has no epoch but a snapshot ${formatOffsetAndEpoch(snapshotId)}: expected it at the log start ${this.startOffset()} and end ${this.endOffset()}`,
+    );
+  }
+
+  /** Kafka's `endOffsetForEpoch`, with its override to the oldest snapshot at the log start. */
+  endOffsetForEpoch(epoch: number): OffsetAndEpoch {
+    const found = this.log.epochCache.endOffsetFor(epoch, this.endOffset());
+    if (found === undefined) return { offset: this.endOffset(), epoch: this.lastFetchedEpoch() };
+    const earliest = this.earliestSnapshotId();
+    if (earliest !== undefined && found.offset === earliest.offset && found.epoch === epoch) {
+      return { offset: earliest.offset, epoch: earliest.epoch };
+    }
+    return found;
+  }
+
+  /** Kafka's `RaftLog.validateOffsetAndEpoch` (kraft-behaviour.md §2.5). */
+  validateOffsetAndEpoch(offset: number, epoch: number): ValidOffsetAndEpoch {
+    const startOffset = this.startOffset();
+    if (startOffset === 0 && offset === 0) return { kind: 'valid' };
+    const earliest = this.earliestSnapshotId();
+    if (
+      earliest !== undefined &&
+      (offset < startOffset || (offset === startOffset && epoch !== earliest.epoch) || epoch < earliest.epoch)
+    ) {
+      const latest = this.latestSnapshotId() as OffsetAndEpoch;
+      return { kind: 'snapshot', offsetAndEpoch: latest };
+    }
+    const endOffsetAndEpoch = this.endOffsetForEpoch(epoch);
+    if (endOffsetAndEpoch.epoch !== epoch || endOffsetAndEpoch.offset < offset) {
+      return { kind: 'diverging', offsetAndEpoch: endOffsetAndEpoch };
+    }
+    return { kind: 'valid' };
+  }
+
+  truncateTo(offset: number): void {
+    this.log.truncateTo(offset);
+  }
+
+  /**
+   * After a snapshot was fetched: when the latest snapshot is ahead of the log (a higher epoch, or
+   * the same epoch past the log end), drop the whole log and start it at the snapshot.
+   */
+  truncateToLatestSnapshot(): boolean {
+    const snapshotId = this.latestSnapshotId();
+    if (snapshotId === undefined) return false;
+    const latestEpoch = this.log.epochCache.latestEpoch() ?? 0;
+    const ahead =
+      snapshotId.epoch > latestEpoch ||
+      (snapshotId.epoch === latestEpoch && snapshotId.offset > this.endOffset());
+    if (!ahead) return false;
+    this.logStartCheckpoint.write(this.topicPartition, snapshotId.offset);
+    this.log.truncateFullyAndStartAt(snapshotId.offset);
+    this.removeSnapshotsBefore(snapshotId);
+    return true;
+  }
+
+  initializeLeaderEpoch(epoch: number): void {
+    this.log.epochCache.assign(epoch, this.endOffset());
+  }
+
+  flush(): Promise<number> {
+    return this.log.flush();
+  }
+
+  lastFlushedOffset(): number {
+    return this.log.lastFlushedOffset();
+  }
+
+  /** Total bytes of the log segments. */
+  sizeInBytes(): number {
+    return this.log.sizeInBytes();
+  }
+
+  /** Base offsets of the segments, oldest first (for tests and tools). */
+  segmentBaseOffsets(): number[] {
+    return this.log.segmentBaseOffsets();
+  }
+
+  /** Starts a new segment at the log end (Kafka rolls on size and age; tests roll on demand). */
+  roll(): void {
+    this.log.roll();
+  }
+
+  /**
+   * A writer for a snapshot of the committed log up to `snapshotId.offset` (exclusive). Undefined
+   * when that snapshot exists or lies below the log start; a typed error when it is above the high
+   * watermark, not valid for the log's epochs, or not at a batch boundary.
+   */
+  createNewSnapshot(snapshotId: OffsetAndEpoch): RawSnapshotWriter | undefined {
+    if (snapshotId.offset < this.startOffset()) {
+      this.logger.info(
+        { offset: snapshotId.offset, epoch: snapshotId.epoch },
+        'snapshot id below the log start',
+      );
+      return undefined;
+    }
+    if (snapshotId.offset > this.highWatermark()) {
+      throw new InvalidLogOperationError(
+        `snapshot ${formatOffsetAndEpoch(snapshotId)} is above the high watermark ${this.highWatermark()}`,
+      );
+    }
+    const validation = this.validateOffsetAndEpoch(snapshotId.offset, snapshotId.epoch);
+    if (validation.kind !== 'valid') {
+      throw new InvalidLogOperationError(
+        `snapshot ${formatOffsetAndEpoch(snapshotId)} is not valid for the log: ${validation.kind}`,
+      );
+    }
+    const baseOffset = this.read(snapshotId.offset, 'committed', 1).startOffsetMetadata.offset;
+    if (baseOffset !== snapshotId.offset) {
+      throw new InvalidLogOperationError(
+        `snapshot offset ${snapshotId.offset} is not batch aligned: the batch holding it starts at ${baseOffset}`,
+      );
+    }
+    return this.createNewSnapshotUnchecked(snapshotId);
+  }
+
+  /** A writer without the log checks: for a snapshot fetched from the leader (FetchSnapshot). */
+  createNewSnapshotUnchecked(snapshotId: OffsetAndEpoch): RawSnapshotWriter | undefined {
+    if (this.findSnapshot(snapshotId) !== undefined) return undefined;
+    const unique = `${this.nextPartialSnapshotId++}`;
+    return FileRawSnapshotWriter.create(this.fileSystem, this.directory, snapshotId, unique, (id) =>
+      this.onSnapshotFrozen(id),
+    );
+  }
+
+  readSnapshot(snapshotId: OffsetAndEpoch): RawSnapshotReader | undefined {
+    const entry = this.findSnapshot(snapshotId);
+    if (entry === undefined) return undefined;
+    if (entry.reader === undefined) {
+      if (!this.fileSystem.exists(snapshotFilePath(this.directory, snapshotId))) {
+        this.logger.warn({ offset: snapshotId.offset, epoch: snapshotId.epoch }, 'snapshot file is missing');
+        this.snapshots.splice(this.snapshots.indexOf(entry), 1);
+        return undefined;
+      }
+      entry.reader = FileRawSnapshotReader.open(this.fileSystem, this.directory, snapshotId);
+    }
+    return entry.reader;
+  }
+
+  latestSnapshotId(): OffsetAndEpoch | undefined {
+    return this.snapshots[this.snapshots.length - 1]?.id;
+  }
+
+  earliestSnapshotId(): OffsetAndEpoch | undefined {
+    return this.snapshots[0]?.id;
+  }
+
+  /** Registers a frozen snapshot (called by the writers this log hands out). */
+  onSnapshotFrozen(snapshotId: OffsetAndEpoch): void {
+    if (this.findSnapshot(snapshotId) !== undefined) return;
+    this.snapshots.push({ id: snapshotId, reader: undefined });
+    this.snapshots.sort((left, right) => compareOffsetAndEpoch(left.id, right.id));
+  }
+
+  /**
+   * When `snapshotId` is a known snapshot above the log start and at most the latest: moves the log
+   * start to it, deletes the segments wholly below and the older snapshots.
+   */
+  deleteBeforeSnapshot(snapshotId: OffsetAndEpoch): boolean {
+    const latest = this.latestSnapshotId();
+    if (latest === undefined || this.findSnapshot(snapshotId) === undefined) return false;
+    if (!(this.startOffset() < snapshotId.offset && snapshotId.offset <= latest.offset)) return false;
+    if (!this.log.maybeIncrementLogStartOffset(snapshotId.offset)) return false;
+    // Durable before any segment goes: after a crash the log start is at least where it was.
+    this.logStartCheckpoint.write(this.topicPartition, snapshotId.offset);
+    const deletedSegments = this.log.deleteOldSegments();
+    const forgotten = this.removeSnapshotsBefore(snapshotId);
+    return deletedSegments > 0 || forgotten > 0;
+  }
+
+  /**
+   * Retention (Kafka `maybeClean`): while log plus snapshots exceed `metadata.max.retention.bytes`,
+   * or the oldest snapshot is older than `metadata.max.retention.ms` at `nowMs`, delete the oldest
+   * snapshot and the log before the next one. The latest snapshot is always kept.
+   */
+  maybeClean(nowMs: number): boolean {
+    return this.cleanByRetentionBytes() || this.cleanByRetentionMs(nowMs);
+  }
+
+  private cleanByRetentionBytes(): boolean {
+    const limit = this.config().retentionMaxBytes;
+    if (limit < 0) return false;
+    let snapshotBytes = 0;
+    for (const entry of this.snapshots) snapshotBytes += this.readSnapshot(entry.id)?.sizeInBytes() ?? 0;
+    return this.cleanOldestWhile((id) => {
+      if (this.sizeInBytes() + snapshotBytes <= limit) return false;
+      snapshotBytes -= this.readSnapshot(id)?.sizeInBytes() ?? 0;
+      return true;
+    });
+  }
+
+  private cleanByRetentionMs(nowMs: number): boolean {
+    const limit = this.config().retentionMs;
+    if (limit < 0) return false;
+    return this.cleanOldestWhile((id) => {
+      const timestamp = this.lastContainedLogTimestamp(id);
+      return timestamp !== undefined && nowMs - timestamp > limit;
+    });
+  }
+
+  /** Deletes before the next snapshot while `shouldDelete(oldest)` holds and two or more remain. */
+  private cleanOldestWhile(shouldDelete: (oldest: OffsetAndEpoch) => boolean): boolean {
+    let cleaned = false;
+    while (this.snapshots.length >= 2) {
+      const [oldest, next] = this.snapshots as [SnapshotEntry, SnapshotEntry];
+      if (!shouldDelete(oldest.id) || !this.deleteBeforeSnapshot(next.id)) break;
+      cleaned = true;
+    }
+    return cleaned;
+  }
+
+  /** The snapshot header's `lastContainedLogTimestamp` (its first control record). */
+  private lastContainedLogTimestamp(snapshotId: OffsetAndEpoch): number | undefined {
+    const reader = this.readSnapshot(snapshotId);
+    if (reader === undefined || reader.sizeInBytes() === 0) return undefined;
+    const first = new RecordsIterator(reader.records(), { maxBatchSizeBytes: 64 * 1024 }).next();
+    if (first.done === true) return undefined;
+    const header = first.value.controlRecords[0];
+    if (header === undefined || header.type !== ControlRecordType.SNAPSHOT_HEADER) return undefined;
+    return Number(header.message.lastContainedLogTimestamp);
+  }
+
+  private config(): LogConfig {
+    return this.log.config;
+  }
+
+  /** Flushes synchronously and writes the clean-shutdown marker; closes open snapshot readers. */
+  close(): void {
+    for (const entry of this.snapshots) entry.reader?.close();
+    for (const reader of this.retiredReaders) reader.close();
+    this.log.close();
+  }
+
+  private findSnapshot(snapshotId: OffsetAndEpoch): SnapshotEntry | undefined {
+    return this.snapshots.find(
+      (entry) => entry.id.offset === snapshotId.offset && entry.id.epoch === snapshotId.epoch,
+    );
+  }
+
+  /** Forgets snapshots ordered before `snapshotId`: renamed to `.deleted`, then removed. */
+  private removeSnapshotsBefore(snapshotId: OffsetAndEpoch): number {
+    const expired = this.snapshots.filter((entry) => compareOffsetAndEpoch(entry.id, snapshotId) < 0);
+    if (expired.length === 0) return 0;
+    this.snapshots.splice(0, expired.length);
+    for (const reader of this.retiredReaders) reader.close();
+    this.retiredReaders = [];
+    for (const entry of expired) {
+      if (entry.reader !== undefined) this.retiredReaders.push(entry.reader);
+      const deletedPath = deletedSnapshotFilePath(this.directory, entry.id);
+      this.fileSystem.rename(snapshotFilePath(this.directory, entry.id), deletedPath);
+      this.fileSystem.unlink(deletedPath);
+      this.logger.info({ offset: entry.id.offset, epoch: entry.id.epoch }, 'deleted snapshot');
+    }
+    this.fileSystem.syncDirectory(this.directory);
+    return expired.length;
+  }
+}
+
+/** Kafka's alias for the same class. */
+export { RaftLog as KafkaRaftLog };
+
+/** Reads `partition.metadata`, writing it first when absent; a different topic id is refused. */
+function ensurePartitionMetadata(
+  fileSystem: FileSystem,
+  directory: string,
+  expected: Uuid | undefined,
+): Uuid {
+  const file = new PartitionMetadataFile(fileSystem, joinPath(directory, PARTITION_METADATA_FILE));
+  const existing = file.read();
+  if (existing === undefined) {
+    const topicId = expected ?? Uuid.METADATA_TOPIC_ID;
+    file.write(topicId);
+    return topicId;
+  }
+  if (expected !== undefined && !existing.equals(expected)) {
+    throw new InconsistentLogStateError(
+      `${directory} belongs to topic id ${existing.toString()}, not ${expected.toString()}`,
+    );
+  }
+  return existing;
+}
+
+/** The saved log start; an unreadable file only costs the fallback to the first segment's base. */
+function readLogStartOrUndefined(
+  checkpoint: LogStartOffsetCheckpointFile,
+  topicPartition: string,
+  logger: Logger,
+): number | undefined {
+  try {
+    return checkpoint.read(topicPartition);
+  } catch (error) {
+    logger.warn(
+      { err: error },
+      'unreadable log-start-offset-checkpoint; using the first segment base offset',
+    );
+    return undefined;
+  }
+}

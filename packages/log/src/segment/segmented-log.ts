@@ -1,0 +1,695 @@
+import { FileRecords, type FileSystem, MemoryRecords, type Records } from '@kraft/records';
+import type { LogConfig } from '../config/log-config.js';
+import { LeaderEpochCache } from '../epoch/leader-epoch-cache.js';
+import {
+  type EpochEntry,
+  LEADER_EPOCH_CHECKPOINT_FILE,
+  LeaderEpochCheckpointFile,
+} from '../epoch/leader-epoch-checkpoint-file.js';
+import {
+  InvalidLogOperationError,
+  InvalidRecordError,
+  LogCorruptionError,
+  OffsetOutOfRangeError,
+} from '../errors/log-errors.js';
+import { deleteFileDurably, joinPath, readSmallFile, writeFileAtomically } from '../files/atomic-file.js';
+import type { Logger } from '../logger.js';
+import type { Isolation, LogAppendInfo, LogFetchInfo, LogOffsetMetadata } from '../raft-log-types.js';
+import {
+  BATCH_CORRUPT,
+  BATCH_INCOMPLETE,
+  BATCH_LENGTH_OFFSET,
+  batchBaseOffset,
+  batchLastOffset,
+  batchLeaderEpoch,
+  checkBatchAt,
+  LAST_OFFSET_DELTA_OFFSET,
+  LOG_OVERHEAD,
+  PARTITION_LEADER_EPOCH_OFFSET,
+  writeOffset,
+} from './batch-header.js';
+import {
+  INDEX_FILE_SUFFIX,
+  LogSegment,
+  parseSegmentFileName,
+  TIME_INDEX_FILE_SUFFIX,
+} from './log-segment.js';
+import { SegmentList } from './segment-list.js';
+
+/** Written on clean close, removed (durably) on open: its presence means "no scan needed". */
+export const CLEAN_SHUTDOWN_FILE = '.kraft_cleanshutdown';
+/** Largest record set one append takes (Kafka sizes them as int32). */
+const MAX_APPEND_BYTES = 2 ** 31 - 1;
+/** Suffixes of Kafka's transient files; anything carrying them is left over from a crash. */
+const STRAY_SUFFIXES = ['.tmp', '.deleted', '.cleaned', '.swap'];
+
+export interface SegmentedLogOptions {
+  /** The partition directory (`<log.dir>/__cluster_metadata-0`). */
+  readonly directory: string;
+  readonly config: LogConfig;
+  readonly fileSystem: FileSystem;
+  readonly logger: Logger;
+  /** Milliseconds clock for time-based segment rolls, read once per append. */
+  readonly time: () => number;
+}
+
+interface HighWatermarkLocation {
+  readonly segment: LogSegment;
+  /** Byte position in `segment` where the batch holding the high watermark starts. */
+  readonly position: number;
+}
+
+/**
+ * Kafka's `UnifiedLog` reduced to what the metadata log needs: an ordered list of segments with
+ * an active last segment, the leader-epoch cache, the high watermark with its byte position,
+ * durable flushing, and crash recovery on open.
+ *
+ * Invariants: `logStartOffset <= highWatermark <= logEndOffset`; segments are contiguous (each
+ * base offset equals the previous segment's next offset); every durable batch's epoch is in the
+ * durable leader-epoch checkpoint (the checkpoint is written before the batch).
+ */
+export class SegmentedLog {
+  private readonly segments = new SegmentList();
+  private logStartOffsetValue = 0;
+  private logEndOffsetValue = 0;
+  private highWatermarkValue = 0;
+  private highWatermarkCache: HighWatermarkLocation | undefined;
+  private flushedOffset = 0;
+  /** Lowest log end a truncation set while a flush was in flight: caps what that flush may claim. */
+  private truncatedDuringFlush = Number.POSITIVE_INFINITY;
+  private directoryDirty = false;
+  private flushChain: Promise<unknown> = Promise.resolve();
+  private closed = false;
+  /** Deleted segments whose log files stay open for readers of earlier slices (see `retire`). */
+  private retiredSegments: LogSegment[] = [];
+  private readonly directory: string;
+  readonly config: LogConfig;
+  private readonly fileSystem: FileSystem;
+  private readonly logger: Logger;
+  private readonly time: () => number;
+
+  private constructor(
+    options: SegmentedLogOptions,
+    readonly epochCache: LeaderEpochCache,
+  ) {
+    this.directory = options.directory;
+    this.config = options.config;
+    this.fileSystem = options.fileSystem;
+    this.logger = options.logger;
+    this.time = options.time;
+  }
+
+  /**
+   * Opens the log in `directory`, creating it if needed. After a clean shutdown nothing is scanned;
+   * otherwise every segment is validated batch by batch and cut at the first bad one.
+   */
+  static open(options: SegmentedLogOptions): SegmentedLog {
+    const { fileSystem, directory } = options;
+    fileSystem.mkdir(directory);
+    const markedEndOffset = readCleanShutdownMarker(fileSystem, directory);
+    removeStrayFiles(fileSystem, directory);
+    const checkpoint = new LeaderEpochCheckpointFile(
+      fileSystem,
+      joinPath(directory, LEADER_EPOCH_CHECKPOINT_FILE),
+    );
+    const entries = readCheckpointOrUndefined(checkpoint, options.logger);
+    const log = new SegmentedLog(options, new LeaderEpochCache(checkpoint, entries ?? []));
+    const baseOffsets = fileSystem
+      .list(directory)
+      .map((name) => parseSegmentFileName(name))
+      .filter((offset): offset is number => offset !== undefined)
+      .sort((left, right) => left - right);
+    const clean =
+      markedEndOffset !== undefined && entries !== undefined && log.loadClean(baseOffsets, markedEndOffset);
+    if (!clean) log.recover(baseOffsets, entries);
+    log.logStartOffsetValue = (log.segments.first() as LogSegment).baseOffset;
+    log.logEndOffsetValue = (log.segments.last() as LogSegment).nextOffset();
+    log.highWatermarkValue = log.logStartOffsetValue;
+    log.flushedOffset = log.logEndOffsetValue;
+    options.logger.info(
+      {
+        clean,
+        logStartOffset: log.logStartOffsetValue,
+        logEndOffset: log.logEndOffsetValue,
+        segments: log.segments.size(),
+      },
+      'opened log',
+    );
+    return log;
+  }
+
+  /** Opens every segment trusting its indexes; false (and nothing open) when they disagree. */
+  private loadClean(baseOffsets: readonly number[], markedEndOffset: number): boolean {
+    if (baseOffsets.length === 0) return false;
+    let expected: number | undefined;
+    for (const baseOffset of baseOffsets) {
+      const segment = LogSegment.open(this.fileSystem, this.directory, baseOffset, this.config, this.time());
+      this.segments.add(segment);
+      if ((expected !== undefined && baseOffset !== expected) || !segment.isWhole) break;
+      expected = segment.nextOffset();
+    }
+    if (expected === markedEndOffset && this.segments.size() === baseOffsets.length) return true;
+    this.logger.warn(
+      { markedEndOffset, logEndOffset: expected },
+      'clean-shutdown marker disagrees with the log; recovering',
+    );
+    for (const segment of this.segments.removeWhere(() => true)) segment.close();
+    return false;
+  }
+
+  /**
+   * Validates every batch of every segment (CRC, offsets contiguous from the segment's base, epochs
+   * consistent with the checkpoint) and truncates at the first failure, dropping later segments.
+   * A missing or unreadable checkpoint is rebuilt from the batches.
+   */
+  private recover(baseOffsets: readonly number[], entries: readonly EpochEntry[] | undefined): void {
+    const rebuilding = entries === undefined || entries.length === 0;
+    const earlierEpochs: EpochEntry[] = [];
+    const check = this.recoveryEpochCheck(rebuilding, earlierEpochs);
+    let expected: number | undefined;
+    let cut = false;
+    for (const baseOffset of baseOffsets) {
+      if (cut || (expected !== undefined && baseOffset !== expected)) {
+        this.deleteSegmentFiles(baseOffset);
+        cut = true;
+        continue;
+      }
+      const segment = LogSegment.open(
+        this.fileSystem,
+        this.directory,
+        baseOffset,
+        this.config,
+        this.time(),
+        false,
+      );
+      const result = segment.recover(baseOffset, check);
+      this.segments.add(segment);
+      expected = result.nextOffset;
+      if (result.truncatedBytes > 0) {
+        this.logger.warn(
+          { segment: baseOffset, truncatedBytes: result.truncatedBytes, offset: result.nextOffset },
+          'truncated a torn or corrupt log tail',
+        );
+        cut = true;
+      }
+    }
+    if (this.segments.size() === 0)
+      this.segments.add(LogSegment.create(this.fileSystem, this.directory, 0, this.config, this.time()));
+    const logEndOffset = (this.segments.last() as LogSegment).nextOffset();
+    this.epochCache.truncateFromEnd(logEndOffset);
+    this.epochCache.restoreEarlierEntries(earlierEpochs.filter((entry) => entry.startOffset < logEndOffset));
+    if (rebuilding) this.epochCache.persist();
+    // What survived a process crash may sit only in the page cache: make it durable before
+    // reporting it as flushed.
+    for (const segment of this.segments.all()) segment.flush();
+    this.fileSystem.syncDirectory(this.directory);
+  }
+
+  private recoveryEpochCheck(
+    rebuilding: boolean,
+    earlierEpochs: EpochEntry[],
+  ): (baseOffset: number, lastOffset: number, epoch: number) => boolean {
+    const earliest = this.epochCache.earliestEntry();
+    let lastSeenEpoch = -1;
+    return (baseOffset, _lastOffset, epoch) => {
+      if (epoch < lastSeenEpoch) return false;
+      const epochChanged = epoch !== lastSeenEpoch;
+      lastSeenEpoch = epoch;
+      if (rebuilding) {
+        const latest = this.epochCache.latestEpoch();
+        if (latest === undefined || epoch > latest) this.epochCache.assign(epoch, baseOffset, false);
+        return true;
+      }
+      const expectedEpoch = this.epochCache.epochForOffset(baseOffset);
+      // Below the first entry (the log start moved up, then back to the segment base on restart)
+      // only monotonicity can be checked.
+      if (expectedEpoch !== undefined) return epoch === expectedEpoch;
+      if (earliest !== undefined && epoch > earliest.epoch) return false;
+      if (epochChanged) earlierEpochs.push({ epoch, startOffset: baseOffset });
+      return true;
+    };
+  }
+
+  private deleteSegmentFiles(baseOffset: number): void {
+    const paths = LogSegment.paths(this.directory, baseOffset);
+    this.fileSystem.unlink(paths.log);
+    this.fileSystem.unlink(paths.index);
+    this.fileSystem.unlink(paths.timeIndex);
+  }
+
+  logStartOffset(): number {
+    return this.logStartOffsetValue;
+  }
+
+  logEndOffset(): number {
+    return this.logEndOffsetValue;
+  }
+
+  highWatermark(): number {
+    return this.highWatermarkValue;
+  }
+
+  lastFlushedOffset(): number {
+    return this.flushedOffset;
+  }
+
+  /** Total bytes of all segments. */
+  sizeInBytes(): number {
+    let total = 0;
+    for (const segment of this.segments.all()) total += segment.sizeInBytes();
+    return total;
+  }
+
+  segmentBaseOffsets(): number[] {
+    return this.segments.all().map((segment) => segment.baseOffset);
+  }
+
+  /**
+   * Appends as leader: each batch is checked (length, magic, CRC) and gets its offsets from the
+   * log end and `epoch` as its partition leader epoch, written in place (neither field is
+   * covered by the CRC). An epoch below the latest one is refused.
+   */
+  appendAsLeader(records: MemoryRecords, epoch: number, minimumEpoch = 0): LogAppendInfo {
+    this.ensureOpen();
+    const buffer = records.buffer();
+    if (buffer.length === 0) throw new InvalidRecordError('attempt to append an empty record set');
+    if (!Number.isInteger(epoch) || epoch < 0 || epoch > 2 ** 31 - 1)
+      throw new InvalidRecordError(`invalid leader epoch ${epoch}`);
+    const cached = this.epochCache.latestEpoch();
+    const latest = cached ?? (minimumEpoch > 0 ? minimumEpoch : undefined);
+    if (latest !== undefined && epoch < latest) {
+      throw new InvalidRecordError(`leader epoch ${epoch} is below the log's latest epoch ${latest}`);
+    }
+    const firstOffset = this.logEndOffsetValue;
+    let nextOffset = firstOffset;
+    let position = 0;
+    while (position < buffer.length) {
+      const size = this.checkIncomingBatch(buffer, position, true);
+      writeOffset(buffer, position, nextOffset);
+      buffer.writeInt32BE(epoch, position + PARTITION_LEADER_EPOCH_OFFSET);
+      nextOffset += buffer.readInt32BE(position + LAST_OFFSET_DELTA_OFFSET) + 1;
+      position += size;
+    }
+    if (cached === undefined || epoch > cached) this.epochCache.assign(epoch, firstOffset);
+    this.appendValidated(records, nextOffset - 1, buffer.length);
+    return { firstOffset, lastOffset: nextOffset - 1 };
+  }
+
+  /**
+   * Appends batches fetched from the leader, keeping their offsets and epochs: the first must
+   * start at the log end, each must follow the previous one, epochs may not go backwards nor exceed
+   * `epoch`. A trailing partial batch (a byte-limited fetch) is dropped, as Kafka does.
+   */
+  appendAsFollower(records: Records, epoch: number, minimumEpoch = 0): LogAppendInfo {
+    this.ensureOpen();
+    const memory = records instanceof FileRecords ? this.readIntoMemory(records) : records;
+    const buffer = memory.buffer();
+    const firstOffset = this.logEndOffsetValue;
+    const newEpochs: EpochEntry[] = [];
+    const cachedEpoch = this.epochCache.latestEpoch();
+    let latest = cachedEpoch ?? minimumEpoch - 1;
+    let expectedOffset = firstOffset;
+    let position = 0;
+    while (position < buffer.length) {
+      const size = this.checkIncomingBatch(buffer, position, false);
+      if (size === BATCH_INCOMPLETE) break;
+      const baseOffset = batchBaseOffset(buffer, position);
+      if (baseOffset !== expectedOffset) {
+        throw new InvalidRecordError(
+          `batch at offset ${baseOffset} does not follow the log end ${expectedOffset}`,
+        );
+      }
+      const batchEpoch = batchLeaderEpoch(buffer, position);
+      if (batchEpoch < latest || batchEpoch > epoch) {
+        throw new InvalidRecordError(
+          `batch at offset ${baseOffset} has epoch ${batchEpoch}: below ${latest} or above the leader's ${epoch}`,
+        );
+      }
+      if (batchEpoch > latest || (cachedEpoch === undefined && newEpochs.length === 0))
+        newEpochs.push({ epoch: batchEpoch, startOffset: baseOffset });
+      latest = batchEpoch;
+      expectedOffset = batchLastOffset(buffer, position) + 1;
+      position += size;
+    }
+    if (position === 0) throw new InvalidRecordError('no complete batch to append');
+    for (const entry of newEpochs) this.epochCache.assign(entry.epoch, entry.startOffset);
+    const valid =
+      position === buffer.length ? memory : MemoryRecords.readableRecords(buffer.subarray(0, position));
+    this.appendValidated(valid, expectedOffset - 1, position);
+    return { firstOffset, lastOffset: expectedOffset - 1 };
+  }
+
+  /** Batch size, BATCH_INCOMPLETE for a trailing partial batch (follower only), or a typed error. */
+  private checkIncomingBatch(buffer: Buffer, position: number, requireComplete: boolean): number {
+    if (buffer.length - position >= LOG_OVERHEAD) {
+      const declared = buffer.readInt32BE(position + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
+      if (declared > this.config.maxBatchSizeInBytes) {
+        throw new InvalidRecordError(
+          `batch of ${declared} bytes exceeds the maximum ${this.config.maxBatchSizeInBytes}`,
+        );
+      }
+    }
+    const size = checkBatchAt(buffer, position, buffer.length, this.config.maxBatchSizeInBytes);
+    if (size === BATCH_CORRUPT)
+      throw new LogCorruptionError(`corrupt batch at byte ${position} of the appended records`);
+    if (size === BATCH_INCOMPLETE && requireComplete) {
+      throw new InvalidRecordError(`partial batch at byte ${position} of the appended records`);
+    }
+    return size;
+  }
+
+  private readIntoMemory(records: FileRecords): MemoryRecords {
+    const size = records.sizeInBytes();
+    // Kafka's record sets are int32-sized; anything larger cannot be a fetch response.
+    if (size > MAX_APPEND_BYTES)
+      throw new InvalidRecordError(`records of ${size} bytes are too large to append at once`);
+    const buffer = Buffer.allocUnsafe(size);
+    records.readInto(buffer, 0);
+    return MemoryRecords.readableRecords(buffer);
+  }
+
+  private appendValidated(records: MemoryRecords, lastOffset: number, sizeInBytes: number): void {
+    const nowMs = this.time();
+    let active = this.segments.last() as LogSegment;
+    if (active.shouldRoll(sizeInBytes, lastOffset, nowMs)) active = this.roll(nowMs);
+    active.append(records);
+    this.logEndOffsetValue = lastOffset + 1;
+  }
+
+  /** Starts a new active segment at the log end; the next flush makes its directory entry durable. */
+  roll(nowMs = this.time()): LogSegment {
+    const active = this.segments.last() as LogSegment;
+    if (active.isEmpty()) return active;
+    active.onBecomeInactive();
+    const segment = LogSegment.create(
+      this.fileSystem,
+      this.directory,
+      this.logEndOffsetValue,
+      this.config,
+      nowMs,
+    );
+    this.segments.add(segment);
+    this.directoryDirty = true;
+    this.logger.debug({ offset: this.logEndOffsetValue }, 'rolled segment');
+    return segment;
+  }
+
+  /**
+   * Reads from `startOffset` (at least one batch when there is data): one segment's bytes up to
+   * `maxSizeBytes`, stopping exactly at the high watermark's byte position for committed reads.
+   */
+  read(startOffset: number, isolation: Isolation, maxSizeBytes = Number.MAX_SAFE_INTEGER): LogFetchInfo {
+    this.ensureOpen();
+    if (!(maxSizeBytes >= 0)) throw new InvalidLogOperationError(`invalid maxSizeBytes ${maxSizeBytes}`);
+    if (
+      !Number.isSafeInteger(startOffset) ||
+      startOffset < this.logStartOffsetValue ||
+      startOffset > this.logEndOffsetValue
+    ) {
+      throw new OffsetOutOfRangeError(
+        `offset ${startOffset} is outside the log [${this.logStartOffsetValue}, ${this.logEndOffsetValue}]`,
+      );
+    }
+    const maxOffset = isolation === 'committed' ? this.highWatermarkValue : this.logEndOffsetValue;
+    let segment = startOffset < maxOffset ? this.segments.floor(startOffset) : undefined;
+    while (segment !== undefined) {
+      const limit = isolation === 'committed' ? this.committedLimit(segment) : segment.sizeInBytes();
+      const location = segment.translateOffset(startOffset, limit);
+      if (location !== undefined) {
+        const size = Math.min(limit - location.position, Math.max(maxSizeBytes, location.sizeInBytes));
+        return {
+          records: segment.slice(location.position, size),
+          startOffsetMetadata: {
+            offset: location.baseOffset,
+            segmentBaseOffset: segment.baseOffset,
+            relativePositionBytes: location.position,
+          },
+        };
+      }
+      segment = this.segments.next(segment);
+    }
+    return this.emptyRead(startOffset);
+  }
+
+  private emptyRead(startOffset: number): LogFetchInfo {
+    const segment = (this.segments.floor(startOffset) ?? this.segments.first()) as LogSegment;
+    const position = segment.translateOffset(startOffset)?.position ?? segment.sizeInBytes();
+    return {
+      records: segment.slice(position, 0),
+      startOffsetMetadata: {
+        offset: startOffset,
+        segmentBaseOffset: segment.baseOffset,
+        relativePositionBytes: position,
+      },
+    };
+  }
+
+  /** How far a committed read may go in `segment`: its end, or the high watermark's position. */
+  private committedLimit(segment: LogSegment): number {
+    const location = this.highWatermarkLocation();
+    if (segment === location.segment) return location.position;
+    return segment.baseOffset < location.segment.baseOffset ? segment.sizeInBytes() : 0;
+  }
+
+  /** The high watermark with its physical position, computed once per change. */
+  highWatermarkMetadata(): LogOffsetMetadata {
+    const location = this.highWatermarkLocation();
+    return {
+      offset: this.highWatermarkValue,
+      segmentBaseOffset: location.segment.baseOffset,
+      relativePositionBytes: location.position,
+    };
+  }
+
+  private highWatermarkLocation(): HighWatermarkLocation {
+    if (this.highWatermarkCache !== undefined) return this.highWatermarkCache;
+    const offset = this.highWatermarkValue;
+    const segment = (this.segments.floor(offset) ?? this.segments.first()) as LogSegment;
+    const location = offset >= segment.nextOffset() ? undefined : segment.translateOffset(offset);
+    this.highWatermarkCache = { segment, position: location?.position ?? segment.sizeInBytes() };
+    return this.highWatermarkCache;
+  }
+
+  /** Moves the high watermark up (clamped to [log start, log end]); lower values are ignored. */
+  updateHighWatermark(offset: number): number {
+    this.ensureOpen();
+    const clamped = Math.min(Math.max(offset, this.logStartOffsetValue), this.logEndOffsetValue);
+    if (clamped > this.highWatermarkValue) {
+      this.highWatermarkValue = clamped;
+      this.highWatermarkCache = undefined;
+    }
+    return this.highWatermarkValue;
+  }
+
+  /** Removes offsets at and after `offset`; never below the high watermark. */
+  truncateTo(offset: number): boolean {
+    this.ensureOpen();
+    if (!Number.isSafeInteger(offset) || offset < this.highWatermarkValue) {
+      throw new InvalidLogOperationError(
+        `cannot truncate to ${offset}, below the high watermark ${this.highWatermarkValue}`,
+      );
+    }
+    if (offset >= this.logEndOffsetValue) return false;
+    this.epochCache.truncateFromEnd(offset);
+    const first = this.segments.first();
+    const removed = this.segments.removeWhere((segment) => segment !== first && segment.baseOffset > offset);
+    this.retire(removed);
+    if (removed.length > 0) this.fileSystem.syncDirectory(this.directory);
+    const active = this.segments.last() as LogSegment;
+    active.truncateTo(offset);
+    // Made durable at once: the epoch checkpoint already forgot the removed epochs, and removed
+    // bytes must not come back after a power loss next to batches appended later.
+    active.flush();
+    this.setLogEndAfterTruncation(active.nextOffset());
+    this.logger.debug({ offset, removedSegments: removed.length }, 'truncated log');
+    return true;
+  }
+
+  /** Deletes every segment and starts an empty log at `offset` (after installing a snapshot). */
+  truncateFullyAndStartAt(offset: number): void {
+    this.ensureOpen();
+    this.retire(this.segments.removeWhere(() => true));
+    this.segments.add(LogSegment.create(this.fileSystem, this.directory, offset, this.config, this.time()));
+    this.fileSystem.syncDirectory(this.directory);
+    this.directoryDirty = false;
+    this.epochCache.clear();
+    this.logStartOffsetValue = offset;
+    this.highWatermarkValue = offset;
+    this.setLogEndAfterTruncation(offset);
+    this.flushedOffset = offset;
+    this.logger.info({ offset }, 'truncated the whole log');
+  }
+
+  private setLogEndAfterTruncation(logEndOffset: number): void {
+    this.logEndOffsetValue = logEndOffset;
+    this.flushedOffset = Math.min(this.flushedOffset, logEndOffset);
+    this.truncatedDuringFlush = Math.min(this.truncatedDuringFlush, logEndOffset);
+    this.highWatermarkCache = undefined;
+  }
+
+  /**
+   * On open: restores a log start that a snapshot had moved inside the first segment, capped at the
+   * log end (the snapshot then covers the rest: see RaftLog.truncateToLatestSnapshot).
+   */
+  restoreLogStartOffset(offset: number): void {
+    const restored = Math.min(offset, this.logEndOffsetValue);
+    if (restored <= this.logStartOffsetValue) return;
+    this.logStartOffsetValue = restored;
+    this.highWatermarkValue = Math.max(this.highWatermarkValue, restored);
+    this.highWatermarkCache = undefined;
+    this.epochCache.truncateFromStart(restored);
+  }
+
+  /** Raises the log start (up to the high watermark); the epoch cache forgets what lies below. */
+  maybeIncrementLogStartOffset(offset: number): boolean {
+    this.ensureOpen();
+    if (offset > this.highWatermarkValue) {
+      throw new OffsetOutOfRangeError(
+        `cannot move the log start to ${offset}, above the high watermark ${this.highWatermarkValue}`,
+      );
+    }
+    if (offset <= this.logStartOffsetValue) return false;
+    this.logStartOffsetValue = offset;
+    this.epochCache.truncateFromStart(offset);
+    return true;
+  }
+
+  /** Deletes segments wholly below the log start (never the active one); returns how many. */
+  deleteOldSegments(): number {
+    const all = this.segments.all();
+    const removed = this.segments.removeWhere(
+      (_segment, index) =>
+        index < all.length - 1 && (all[index + 1] as LogSegment).baseOffset <= this.logStartOffsetValue,
+    );
+    this.retire(removed);
+    if (removed.length > 0) {
+      this.fileSystem.syncDirectory(this.directory);
+      this.highWatermarkCache = undefined;
+    }
+    return removed.length;
+  }
+
+  /**
+   * fdatasync of everything appended so far, off the event loop; resolves to the durable log end.
+   * Calls are serialized. A truncation while a flush is in flight caps what that flush reports.
+   */
+  flush(): Promise<number> {
+    const run = this.flushChain.then(() => this.flushNow());
+    this.flushChain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async flushNow(): Promise<number> {
+    this.ensureOpen();
+    const target = this.logEndOffsetValue;
+    this.truncatedDuringFlush = Number.POSITIVE_INFINITY;
+    if (this.directoryDirty) {
+      this.directoryDirty = false;
+      this.fileSystem.syncDirectory(this.directory);
+    }
+    for (const segment of this.segments.all().filter((each) => each.hasUnflushedData())) {
+      try {
+        await segment.flushAsync();
+      } catch (error) {
+        // A segment deleted by a truncation meanwhile has nothing left to make durable.
+        if (!segment.deleted) {
+          segment.markUnflushed();
+          throw error;
+        }
+      }
+    }
+    const durable = Math.min(target, this.truncatedDuringFlush, this.logEndOffsetValue);
+    this.flushedOffset = Math.max(this.flushedOffset, durable);
+    return this.flushedOffset;
+  }
+
+  /** Trims, syncs and closes every segment, then writes the clean-shutdown marker. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.releaseRetiredSegments();
+    for (const segment of this.segments.all()) segment.close();
+    this.fileSystem.syncDirectory(this.directory);
+    const marker = JSON.stringify({ version: 0, logEndOffset: this.logEndOffsetValue });
+    writeFileAtomically(
+      this.fileSystem,
+      joinPath(this.directory, CLEAN_SHUTDOWN_FILE),
+      Buffer.from(marker, 'utf8'),
+    );
+  }
+
+  /**
+   * Deletes `segments` but keeps their log files open for one more deletion round: a slice handed
+   * out earlier (a fetch response still being sent) stays readable, as Kafka's delayed file
+   * deletion allows. Segments retired by the previous round are closed now.
+   */
+  private retire(segments: readonly LogSegment[]): void {
+    if (segments.length === 0) return;
+    this.releaseRetiredSegments();
+    for (const segment of segments) segment.delete();
+    this.retiredSegments = [...segments];
+  }
+
+  private releaseRetiredSegments(): void {
+    for (const segment of this.retiredSegments) {
+      try {
+        segment.release();
+      } catch (error) {
+        // The file is already unlinked: failing to close it loses nothing, but say so.
+        this.logger.warn({ err: error, segment: segment.baseOffset }, 'closing a deleted segment failed');
+      }
+    }
+    this.retiredSegments = [];
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new InvalidLogOperationError('the log is closed');
+  }
+}
+
+/** The log end recorded by a clean shutdown, after removing the marker durably; else undefined. */
+function readCleanShutdownMarker(fileSystem: FileSystem, directory: string): number | undefined {
+  const path = joinPath(directory, CLEAN_SHUTDOWN_FILE);
+  const bytes = readSmallFile(fileSystem, path);
+  if (bytes === undefined) return undefined;
+  // Removed before anything is written, so a crash from here on is seen as unclean.
+  deleteFileDurably(fileSystem, path);
+  try {
+    const parsed: unknown = JSON.parse(bytes.toString('utf8'));
+    if (typeof parsed !== 'object' || parsed === null || !('logEndOffset' in parsed)) return undefined;
+    const offset = (parsed as { logEndOffset: unknown }).logEndOffset;
+    return typeof offset === 'number' && Number.isSafeInteger(offset) && offset >= 0 ? offset : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function readCheckpointOrUndefined(
+  checkpoint: LeaderEpochCheckpointFile,
+  logger: Logger,
+): EpochEntry[] | undefined {
+  try {
+    return checkpoint.read();
+  } catch (error) {
+    logger.warn({ err: error }, 'unreadable leader-epoch-checkpoint; rebuilding it from the log');
+    return undefined;
+  }
+}
+
+/** Deletes files a crash can leave behind: temporaries, deleted segments, indexes without a log. */
+function removeStrayFiles(fileSystem: FileSystem, directory: string): void {
+  const names = fileSystem.list(directory);
+  const logs = new Set(names.filter((name) => name.endsWith('.log')).map((name) => name.slice(0, -4)));
+  let removed = false;
+  for (const name of names) {
+    const isStray =
+      (STRAY_SUFFIXES.some((suffix) => name.endsWith(suffix)) && !name.endsWith('.checkpoint.deleted')) ||
+      ((name.endsWith(INDEX_FILE_SUFFIX) || name.endsWith(TIME_INDEX_FILE_SUFFIX)) &&
+        !logs.has(name.replace(/\.(time)?index$/, '')));
+    if (isStray) {
+      fileSystem.unlink(joinPath(directory, name));
+      removed = true;
+    }
+  }
+  if (removed) fileSystem.syncDirectory(directory);
+}
