@@ -44,7 +44,6 @@ export {
 } from './files/partition-metadata-file.js';
 export { OffsetIndex } from './index/offset-index.js';
 export { TimeIndex } from './index/time-index.js';
-export { type Logger, silentLogger } from './logger.js';
 export { KafkaRaftLog, METADATA_TOPIC_PARTITION, RaftLog, type RaftLogOpenOptions } from './raft-log.js';
 export {
   compareOffsetAndEpoch,

@@ -1,4 +1,4 @@
-import { IllegalStateError, Uuid } from '@kraft/protocol';
+import { IllegalStateError, type Logger, silentLogger, Uuid } from '@kraft/protocol';
 import {
   ControlRecordType,
   type FileSystem,
@@ -15,7 +15,6 @@ import {
   LogStartOffsetCheckpointFile,
 } from './files/log-start-offset-checkpoint-file.js';
 import { PARTITION_METADATA_FILE, PartitionMetadataFile } from './files/partition-metadata-file.js';
-import { type Logger, silentLogger } from './logger.js';
 import {
   compareOffsetAndEpoch,
   formatOffsetAndEpoch,

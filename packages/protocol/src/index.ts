@@ -21,6 +21,7 @@ export {
 } from './frames.js';
 export { RequestHeader, type RequestHeaderData } from './headers/request-header.js';
 export { ResponseHeader, type ResponseHeaderData } from './headers/response-header.js';
+export { type Logger, silentLogger } from './logger.js';
 export { AddRaftVoterRequest, type AddRaftVoterRequestData } from './messages/add-raft-voter-request.js';
 export { AddRaftVoterResponse, type AddRaftVoterResponseData } from './messages/add-raft-voter-response.js';
 export { ApiVersionsRequest, type ApiVersionsRequestData } from './messages/api-versions-request.js';

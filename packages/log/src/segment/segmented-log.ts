@@ -1,3 +1,4 @@
+import type { Logger } from '@kraft/protocol';
 import { FileRecords, type FileSystem, MemoryRecords, type Records } from '@kraft/records';
 import type { LogConfig } from '../config/log-config.js';
 import { LeaderEpochCache } from '../epoch/leader-epoch-cache.js';
@@ -13,7 +14,6 @@ import {
   OffsetOutOfRangeError,
 } from '../errors/log-errors.js';
 import { deleteFileDurably, joinPath, readSmallFile, writeFileAtomically } from '../files/atomic-file.js';
-import type { Logger } from '../logger.js';
 import type { Isolation, LogAppendInfo, LogFetchInfo, LogOffsetMetadata } from '../raft-log-types.js';
 import {
   BATCH_CORRUPT,

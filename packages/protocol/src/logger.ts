@@ -1,4 +1,8 @@
-/** The logging interface kraft libraries depend on (pino satisfies it structurally; CONVENTIONS C7). */
+/**
+ * The one logging interface every kraft library accepts (CONVENTIONS C7). pino's logger satisfies
+ * it structurally; libraries default to `silentLogger` and only apps create a real one. Hot paths
+ * pass an object first and a constant message, and guard computed fields with `isLevelEnabled`.
+ */
 export interface Logger {
   trace(object: object, message?: string): void;
   debug(object: object, message?: string): void;
@@ -12,7 +16,7 @@ export interface Logger {
 
 const ignore = (): void => {};
 
-/** The default: drops everything. */
+/** Drops everything: the default when the caller gives no logger. */
 export const silentLogger: Logger = {
   trace: ignore,
   debug: ignore,
