@@ -1,0 +1,367 @@
+import { connect, type Socket } from 'node:net';
+import type { Logger } from '@kraft/protocol';
+import {
+  type ApiKey,
+  ApiKeys,
+  type ApiVersionsResponseData,
+  Errors,
+  KRaftError,
+  peekResponseCorrelationId,
+  readResponseFrame,
+  writeRequestFrame,
+} from '@kraft/protocol';
+import { type ApiRegistry, type ApiVersionRange, isInRange } from './api-registry.js';
+import { ReconnectBackoff } from './backoff.js';
+import { CoalescingWriter } from './coalescing-writer.js';
+import { FrameDecoder } from './frame-codec.js';
+import type { HostAndPort } from './listener-config.js';
+import type { TransportConfig } from './transport-config.js';
+
+/** One request handed to the client; `complete` is called exactly once. */
+export interface ClientRequest {
+  readonly apiKey: number;
+  /** Highest version the caller accepts; the negotiated version is at most this. */
+  readonly maxVersion: number;
+  readonly data: unknown;
+  readonly deadlineMs: number;
+  /** The decoded response, or `{ errorCode }` when the transport failed it. */
+  readonly complete: (data: unknown) => void;
+}
+
+interface InFlightRequest {
+  readonly request: ClientRequest | undefined;
+  readonly api: ApiKey;
+  readonly apiVersion: number;
+}
+
+export interface DestinationConnectionOptions {
+  readonly destinationId: number;
+  readonly apis: ApiRegistry;
+  readonly config: TransportConfig;
+  readonly logger: Logger;
+  readonly clock: () => number;
+  readonly random: () => number;
+  readonly clientId: string;
+  readonly clientSoftwareName: string;
+  readonly clientSoftwareVersion: string;
+}
+
+type State = 'disconnected' | 'connecting' | 'negotiating' | 'ready' | 'closed';
+
+/**
+ * The client side of one destination: a lazily opened connection, ApiVersions negotiation on each
+ * new connection, pipelined requests matched to responses by correlation id in send order, and
+ * reconnect backoff. Failures complete requests with synthetic error data, as Kafka's
+ * KafkaNetworkChannel does.
+ */
+export class DestinationConnection {
+  readonly destinationId: number;
+  private readonly options: DestinationConnectionOptions;
+  private readonly backoff: ReconnectBackoff;
+  private endpoint: HostAndPort | undefined;
+  private state: State = 'disconnected';
+  private socket: Socket | undefined;
+  private decoder: FrameDecoder | undefined;
+  private writer: CoalescingWriter | undefined;
+  private readonly pending: ClientRequest[] = [];
+  private readonly inFlight = new Map<number, InFlightRequest>();
+  private serverVersions = new Map<number, ApiVersionRange>();
+  private nextCorrelationId = 0;
+  /** Until when a failed destination refuses requests (Kafka's connectionFailed during backoff). */
+  private backoffUntilMs = 0;
+  private connectTimer: NodeJS.Timeout | undefined;
+  /** A peer that accepts but never answers ApiVersions is dropped after one request timeout. */
+  private negotiationDeadlineMs = Number.POSITIVE_INFINITY;
+
+  constructor(options: DestinationConnectionOptions) {
+    this.options = options;
+    this.destinationId = options.destinationId;
+    this.backoff = new ReconnectBackoff(
+      options.config.reconnectBackoffMs,
+      options.config.reconnectBackoffMaxMs,
+      options.random,
+    );
+  }
+
+  /** A new address takes effect on the next connection; a live connection to the old one is closed. */
+  updateEndpoint(endpoint: HostAndPort): void {
+    const previous = this.endpoint;
+    this.endpoint = endpoint;
+    if (previous !== undefined && (previous.host !== endpoint.host || previous.port !== endpoint.port)) {
+      this.disconnect('endpoint changed', Errors.BROKER_NOT_AVAILABLE.code);
+      this.backoffUntilMs = 0;
+    }
+  }
+
+  send(request: ClientRequest): void {
+    if (this.state === 'closed' || this.endpoint === undefined) {
+      request.complete({ errorCode: Errors.BROKER_NOT_AVAILABLE.code });
+      return;
+    }
+    if (this.state === 'disconnected' && this.options.clock() < this.backoffUntilMs) {
+      request.complete({ errorCode: Errors.BROKER_NOT_AVAILABLE.code });
+      return;
+    }
+    if (this.pending.length >= this.options.config.maxPendingRequestsPerDestination) {
+      this.options.logger.warn(
+        { remoteNodeId: this.destinationId, apiKey: request.apiKey },
+        'too many pending requests',
+      );
+      request.complete({ errorCode: Errors.BROKER_NOT_AVAILABLE.code });
+      return;
+    }
+    this.pending.push(request);
+    if (this.state === 'disconnected') this.connect();
+    else if (this.state === 'ready') this.sendPending();
+  }
+
+  /** Fails requests past their deadline; a timed-out request also drops its connection, as Kafka's NetworkClient does. */
+  checkTimeouts(nowMs: number): void {
+    for (let index = 0; index < this.pending.length; ) {
+      const request = this.pending[index]!;
+      if (request.deadlineMs <= nowMs) {
+        this.pending.splice(index, 1);
+        request.complete({ errorCode: Errors.REQUEST_TIMED_OUT.code });
+      } else index += 1;
+    }
+    if (this.state === 'negotiating' && nowMs >= this.negotiationDeadlineMs && this.socket !== undefined) {
+      this.onConnectionFailure(this.socket, 'ApiVersions not answered in time', undefined);
+    }
+    for (const inFlight of this.inFlight.values()) {
+      if (inFlight.request !== undefined && inFlight.request.deadlineMs <= nowMs) {
+        this.failInFlight(Errors.BROKER_NOT_AVAILABLE.code, nowMs);
+        this.disconnect('request timed out', Errors.BROKER_NOT_AVAILABLE.code);
+        return;
+      }
+    }
+  }
+
+  /** Cancels everything: each waiting request completes with BROKER_NOT_AVAILABLE. */
+  close(): void {
+    this.disconnect('client closed', Errors.BROKER_NOT_AVAILABLE.code);
+    this.state = 'closed';
+    this.failPending(Errors.BROKER_NOT_AVAILABLE.code);
+  }
+
+  private connect(): void {
+    const endpoint = this.endpoint!;
+    this.state = 'connecting';
+    const socket = connect({ host: endpoint.host, port: endpoint.port, noDelay: true });
+    this.socket = socket;
+    this.decoder = new FrameDecoder(this.options.config.socketRequestMaxBytes);
+    this.writer = new CoalescingWriter(socket);
+    this.connectTimer = setTimeout(() => {
+      if (this.socket === socket) this.onConnectionFailure(socket, 'connection setup timed out', undefined);
+    }, this.options.config.connectionSetupTimeoutMs);
+    socket.once('connect', () => {
+      clearTimeout(this.connectTimer);
+      if (this.socket === socket) this.negotiate(this.apiVersionsRange().maxVersion);
+    });
+    socket.on('data', (chunk: Buffer) => {
+      if (this.socket === socket) this.onData(chunk);
+    });
+    socket.on('error', (err) => {
+      if (this.socket === socket) this.onConnectionFailure(socket, 'socket error', err);
+    });
+    socket.on('close', () => {
+      if (this.socket === socket) this.onConnectionFailure(socket, 'connection closed', undefined);
+    });
+  }
+
+  /** The ApiVersions versions this client speaks. */
+  private apiVersionsRange(): ApiVersionRange {
+    return this.options.apis.get(ApiKeys.API_VERSIONS.key)!.range;
+  }
+
+  /** Sends ApiVersions at `version`; the response decides what every later request may use. */
+  private negotiate(version: number): void {
+    this.state = 'negotiating';
+    this.negotiationDeadlineMs = this.options.clock() + this.options.config.requestTimeoutMs;
+    const data = ApiKeys.API_VERSIONS.request.defaults({
+      clientSoftwareName: this.options.clientSoftwareName,
+      clientSoftwareVersion: this.options.clientSoftwareVersion,
+    });
+    this.writeRequest(ApiKeys.API_VERSIONS, version, data, undefined);
+  }
+
+  private writeRequest(
+    api: ApiKey,
+    apiVersion: number,
+    data: unknown,
+    request: ClientRequest | undefined,
+  ): void {
+    const correlationId = this.nextCorrelationId;
+    const frame = writeRequestFrame(
+      { apiKey: api.key, apiVersion, correlationId, clientId: this.options.clientId },
+      data,
+    );
+    this.nextCorrelationId = (this.nextCorrelationId + 1) | 0;
+    this.inFlight.set(correlationId, { request, api, apiVersion });
+    this.writer!.write(frame);
+  }
+
+  private sendPending(): void {
+    const maxInFlight = this.options.config.maxInFlightRequestsPerConnection;
+    while (this.state === 'ready' && this.pending.length > 0 && this.inFlight.size < maxInFlight) {
+      const request = this.pending.shift()!;
+      const version = this.chooseVersion(request);
+      if (version === undefined) {
+        request.complete({ errorCode: Errors.UNSUPPORTED_VERSION.code });
+        continue;
+      }
+      try {
+        this.writeRequest(this.options.apis.get(request.apiKey)!.api, version, request.data, request);
+      } catch (err) {
+        if (!KRaftError.isInstance(err)) throw err;
+        this.options.logger.debug(
+          { remoteNodeId: this.destinationId, apiKey: request.apiKey, err },
+          'request not encodable',
+        );
+        request.complete({ errorCode: Errors.UNSUPPORTED_VERSION.code });
+      }
+    }
+  }
+
+  /** The highest version both sides support, capped by the caller's, or undefined when none is common. */
+  private chooseVersion(request: ClientRequest): number | undefined {
+    const ours = this.options.apis.get(request.apiKey)?.range;
+    const theirs = this.serverVersions.get(request.apiKey);
+    if (ours === undefined || theirs === undefined) return undefined;
+    const version = Math.min(ours.maxVersion, theirs.maxVersion, request.maxVersion);
+    return version >= Math.max(ours.minVersion, theirs.minVersion) ? version : undefined;
+  }
+
+  private onData(chunk: Buffer): void {
+    this.decoder!.push(chunk);
+    try {
+      for (;;) {
+        const result = this.decoder!.next();
+        if (result.kind === 'incomplete') return;
+        this.onResponseFrame(result.frame);
+        if (this.socket === undefined) return;
+      }
+    } catch (err) {
+      this.options.logger.warn({ remoteNodeId: this.destinationId, err }, 'invalid response, disconnecting');
+      this.failInFlight(Errors.BROKER_NOT_AVAILABLE.code, this.options.clock());
+      this.disconnect('invalid response', Errors.BROKER_NOT_AVAILABLE.code);
+    }
+  }
+
+  /** Responses come in request order: the first in-flight entry must match. */
+  private onResponseFrame(frame: Buffer): void {
+    const [expectedId, inFlight] = this.inFlight.entries().next().value ?? [undefined, undefined];
+    if (inFlight === undefined)
+      throw new KRaftError('UNEXPECTED_RESPONSE', 'response with no request in flight');
+    const correlationId = peekResponseCorrelationId(frame);
+    if (correlationId !== expectedId) {
+      throw new KRaftError(
+        'CORRELATION_MISMATCH',
+        `expected correlation id ${expectedId}, received ${correlationId}`,
+      );
+    }
+    this.inFlight.delete(correlationId);
+    if (inFlight.request === undefined) {
+      this.onApiVersionsResponse(frame, inFlight.apiVersion);
+      return;
+    }
+    inFlight.request.complete(readResponseFrame(frame, inFlight.api.key, inFlight.apiVersion).data);
+    this.sendPending();
+  }
+
+  private onApiVersionsResponse(frame: Buffer, sentVersion: number): void {
+    const response = readApiVersionsResponse(frame, sentVersion);
+    if (response.errorCode === Errors.UNSUPPORTED_VERSION.code) {
+      const theirs = response.apiKeys.find((range) => range.apiKey === ApiKeys.API_VERSIONS.key);
+      const retryVersion = theirs === undefined ? -1 : Math.min(theirs.maxVersion, sentVersion - 1);
+      if (isInRange(this.apiVersionsRange(), retryVersion)) {
+        this.negotiate(retryVersion);
+        return;
+      }
+    }
+    if (response.errorCode !== Errors.NONE.code) {
+      this.options.logger.warn(
+        { remoteNodeId: this.destinationId, errorCode: response.errorCode },
+        'ApiVersions failed',
+      );
+      this.failPending(Errors.UNSUPPORTED_VERSION.code);
+      this.disconnect('ApiVersions failed', Errors.UNSUPPORTED_VERSION.code);
+      return;
+    }
+    this.serverVersions = new Map(
+      response.apiKeys.map(({ apiKey, minVersion, maxVersion }) => [
+        apiKey,
+        { apiKey, minVersion, maxVersion },
+      ]),
+    );
+    this.state = 'ready';
+    this.backoff.reset();
+    this.options.logger.debug({ remoteNodeId: this.destinationId }, 'connection ready');
+    this.sendPending();
+  }
+
+  private onConnectionFailure(socket: Socket, reason: string, err: unknown): void {
+    const wasReady = this.state === 'ready';
+    this.options.logger.warn({ remoteNodeId: this.destinationId, reason, err }, 'disconnected');
+    this.failInFlight(Errors.BROKER_NOT_AVAILABLE.code, this.options.clock());
+    this.disconnect(reason, Errors.BROKER_NOT_AVAILABLE.code);
+    socket.destroy();
+    // A connection that never became ready backs off and fails what waited for it.
+    if (!wasReady) this.failPending(Errors.BROKER_NOT_AVAILABLE.code);
+  }
+
+  /** Drops the socket; in-flight requests complete with `errorCode`; pending ones stay for the next connection. */
+  private disconnect(reason: string, errorCode: number): void {
+    clearTimeout(this.connectTimer);
+    const socket = this.socket;
+    if (socket === undefined) return;
+    this.socket = undefined;
+    this.decoder = undefined;
+    this.failInFlight(errorCode, this.options.clock());
+    socket.destroy();
+    if (this.state !== 'closed') {
+      this.state = 'disconnected';
+      this.backoffUntilMs = this.options.clock() + this.backoff.nextDelayMs();
+      this.options.logger.debug({ remoteNodeId: this.destinationId, reason }, 'connection dropped');
+      if (this.pending.length > 0) this.scheduleReconnect();
+    }
+  }
+
+  private scheduleReconnect(): void {
+    const delayMs = Math.max(0, this.backoffUntilMs - this.options.clock());
+    setTimeout(() => {
+      if (this.state === 'disconnected' && this.pending.length > 0 && this.endpoint !== undefined)
+        this.connect();
+    }, delayMs).unref();
+  }
+
+  /** Completes every in-flight request: those past their deadline as timed out, the rest with `errorCode`. */
+  private failInFlight(errorCode: number, nowMs: number): void {
+    const entries = [...this.inFlight.values()];
+    this.inFlight.clear();
+    for (const { request } of entries) {
+      if (request === undefined) continue;
+      request.complete({
+        errorCode: request.deadlineMs <= nowMs ? Errors.REQUEST_TIMED_OUT.code : errorCode,
+      });
+    }
+  }
+
+  private failPending(errorCode: number): void {
+    const waiting = this.pending.splice(0, this.pending.length);
+    for (const request of waiting) request.complete({ errorCode });
+  }
+}
+
+/**
+ * Reads an ApiVersions response frame at the version sent, falling back to v0: a server that does
+ * not know the version answers v0 with UNSUPPORTED_VERSION (Kafka's ApiVersionsResponse.parse).
+ */
+function readApiVersionsResponse(frame: Buffer, sentVersion: number): ApiVersionsResponseData {
+  const apiKey = ApiKeys.API_VERSIONS.key;
+  try {
+    return readResponseFrame(frame, apiKey, sentVersion).data as ApiVersionsResponseData;
+  } catch (err) {
+    if (sentVersion === 0) throw err;
+    return readResponseFrame(frame, apiKey, 0).data as ApiVersionsResponseData;
+  }
+}

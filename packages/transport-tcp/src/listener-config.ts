@@ -1,0 +1,105 @@
+import { InvalidListenerConfigError } from './errors/invalid-listener-config-error.js';
+
+export type SecurityProtocol = 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
+
+/** One entry of `listeners`: a named endpoint the server binds. */
+export interface ListenerSpec {
+  readonly name: string;
+  readonly host: string;
+  readonly port: number;
+  readonly securityProtocol: SecurityProtocol;
+}
+
+export interface HostAndPort {
+  readonly host: string;
+  readonly port: number;
+}
+
+const SECURITY_PROTOCOLS: ReadonlySet<string> = new Set(['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL']);
+
+/** `host:port`, `[ipv6]:port` or `:port` (every interface). */
+export function parseHostAndPort(value: string, context: string): HostAndPort {
+  const match = /^(?:\[([^\]]*)\]|([^:[\]]*)):(\d{1,5})$/.exec(value.trim());
+  if (match === null) throw new InvalidListenerConfigError(`${context}: expected host:port, got "${value}"`);
+  const port = Number(match[3]);
+  if (port > 65_535) throw new InvalidListenerConfigError(`${context}: port ${port} out of range`);
+  return { host: match[1] ?? match[2] ?? '', port };
+}
+
+function splitList(value: string): string[] {
+  return value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0);
+}
+
+/**
+ * Parses `listeners` (`CONTROLLER://localhost:9093,PLAINTEXT://:9092`). A listener's security
+ * protocol comes from `listener.security.protocol.map`, or is its name when that is a protocol,
+ * or PLAINTEXT for a custom name such as CONTROLLER (Kafka's default map).
+ */
+export function parseListeners(
+  value: string,
+  securityProtocolMap: Readonly<Record<string, string>> = {},
+): ListenerSpec[] {
+  const names = new Set<string>();
+  return splitList(value).map((entry) => {
+    const match = /^([A-Za-z0-9_]+):\/\/(.*)$/.exec(entry);
+    if (match === null)
+      throw new InvalidListenerConfigError(`listeners: expected NAME://host:port, got "${entry}"`);
+    const name = match[1]!.toUpperCase();
+    if (names.has(name)) throw new InvalidListenerConfigError(`listeners: duplicate listener ${name}`);
+    names.add(name);
+    const address = parseHostAndPort(match[2]!, `listeners ${name}`);
+    const protocol = securityProtocolMap[name] ?? (SECURITY_PROTOCOLS.has(name) ? name : 'PLAINTEXT');
+    if (!SECURITY_PROTOCOLS.has(protocol)) {
+      throw new InvalidListenerConfigError(`listener ${name}: unknown security protocol ${protocol}`);
+    }
+    return { name, host: address.host, port: address.port, securityProtocol: protocol as SecurityProtocol };
+  });
+}
+
+/**
+ * The listeners a KRaft controller serves: those named in `controller.listener.names`, in that
+ * order. Every name must be one of `listeners`.
+ */
+export function selectControllerListeners(
+  listeners: readonly ListenerSpec[],
+  controllerListenerNames: string,
+): ListenerSpec[] {
+  return splitList(controllerListenerNames).map((rawName) => {
+    const name = rawName.toUpperCase();
+    const listener = listeners.find((candidate) => candidate.name === name);
+    if (listener === undefined) {
+      throw new InvalidListenerConfigError(`controller.listener.names: ${name} is not in listeners`);
+    }
+    return listener;
+  });
+}
+
+export interface QuorumVoter extends HostAndPort {
+  readonly nodeId: number;
+}
+
+/** Parses `controller.quorum.voters` (`1@localhost:9093,2@localhost:9094`). */
+export function parseQuorumVoters(value: string): QuorumVoter[] {
+  const ids = new Set<number>();
+  return splitList(value).map((entry) => {
+    const match = /^(\d+)@(.+)$/.exec(entry);
+    if (match === null)
+      throw new InvalidListenerConfigError(`controller.quorum.voters: expected id@host:port, got "${entry}"`);
+    const nodeId = Number(match[1]);
+    if (!Number.isSafeInteger(nodeId) || nodeId > 0x7fffffff) {
+      throw new InvalidListenerConfigError(`controller.quorum.voters: node id ${match[1]} out of range`);
+    }
+    if (ids.has(nodeId))
+      throw new InvalidListenerConfigError(`controller.quorum.voters: duplicate node id ${nodeId}`);
+    ids.add(nodeId);
+    return { nodeId, ...parseHostAndPort(match[2]!, `controller.quorum.voters ${nodeId}`) };
+  });
+}
+
+/** Parses `controller.quorum.bootstrap.servers` (`localhost:9093,localhost:9094`). */
+export function parseBootstrapServers(value: string): HostAndPort[] {
+  return splitList(value).map((entry) => parseHostAndPort(entry, 'controller.quorum.bootstrap.servers'));
+}

@@ -1,0 +1,241 @@
+import { type AddressInfo, createServer, type Socket } from 'node:net';
+import { ApiKeys, allApiKeys, FetchRequest, VoteRequest, VoteResponse } from '@kraft/protocol';
+import type { InboundRequest, InboundResponse } from '@kraft/raft';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fetchResponseWith } from '../test/socket-harness.js';
+import { ApiRegistry } from './api-registry.js';
+import { parseQuorumVoters } from './listener-config.js';
+import {
+  type ChannelMessage,
+  TcpNetworkChannel,
+  type TcpNetworkChannelOptions,
+} from './tcp-network-channel.js';
+
+const channels: TcpNetworkChannel[] = [];
+
+afterEach(async () => {
+  await Promise.all(channels.splice(0).map((channel) => channel.close()));
+});
+
+async function startChannel(
+  nodeId: number,
+  options: Partial<TcpNetworkChannelOptions> = {},
+): Promise<{ channel: TcpNetworkChannel; port: number }> {
+  const channel = new TcpNetworkChannel({
+    nodeId,
+    listeners: [{ name: 'CONTROLLER', host: '127.0.0.1', port: 0, securityProtocol: 'PLAINTEXT' }],
+    ...options,
+  });
+  channels.push(channel);
+  const [bound] = await channel.start();
+  return { channel, port: bound!.port };
+}
+
+async function nextMessage(channel: TcpNetworkChannel): Promise<ChannelMessage> {
+  for (;;) {
+    await channel.waitForMessages();
+    const [message, ...rest] = channel.drain();
+    expect(rest).toEqual([]);
+    if (message !== undefined) return message;
+  }
+}
+
+async function nextResponse(channel: TcpNetworkChannel): Promise<InboundResponse> {
+  const message = await nextMessage(channel);
+  if (message.kind !== 'response') throw new Error(`expected a response, got a ${message.kind}`);
+  return message.response;
+}
+
+function sendVote(channel: TcpNetworkChannel, destinationId: number): number {
+  const correlationId = channel.newCorrelationId();
+  channel.send({
+    correlationId,
+    destinationId,
+    apiKey: 52,
+    apiVersion: 2,
+    data: VoteRequest.defaults({ clusterId: 'q1Sh-9_ISia_ZGc4iNTUBQ' }),
+    createdTimeMs: 0,
+  });
+  return correlationId;
+}
+
+/** A codec that claims a narrower version range than the real one, to stand in for an older peer. */
+describe('TcpNetworkChannel', () => {
+  it('delivers a request to the peer driver and its answer back with the sender correlation id', async () => {
+    const a = await startChannel(1);
+    const b = await startChannel(2);
+    a.channel.updateEndpoint(2, { host: '127.0.0.1', port: b.port });
+    const correlationId = sendVote(a.channel, 2);
+    const inbound = await nextMessage(b.channel);
+    expect(inbound.kind).toBe('request');
+    const request = (inbound as { request: InboundRequest }).request;
+    expect(request).toMatchObject({ apiKey: 52, apiVersion: 2, sourceId: -1, listenerName: 'CONTROLLER' });
+    expect((request.data as { clusterId: string }).clusterId).toBe('q1Sh-9_ISia_ZGc4iNTUBQ');
+    b.channel.sendResponse(request, VoteResponse.defaults({ errorCode: 74 }));
+    const response = await nextResponse(a.channel);
+    expect(response).toMatchObject({ correlationId, apiKey: 52, sourceId: 2 });
+    expect((response.data as { errorCode: number }).errorCode).toBe(74);
+  });
+
+  it('answers a request to an unknown destination with BROKER_NOT_AVAILABLE', async () => {
+    const a = await startChannel(1);
+    const correlationId = sendVote(a.channel, 9);
+    expect(await nextResponse(a.channel)).toMatchObject({
+      correlationId,
+      sourceId: 9,
+      data: { errorCode: 8 },
+    });
+  });
+
+  it('answers an unreachable destination with BROKER_NOT_AVAILABLE, and again at once during backoff', async () => {
+    const a = await startChannel(1, {
+      config: { reconnectBackoffMs: 10_000, reconnectBackoffMaxMs: 10_000 },
+    });
+    const b = await startChannel(2);
+    await b.channel.close();
+    a.channel.updateEndpoint(2, { host: '127.0.0.1', port: b.port });
+    sendVote(a.channel, 2);
+    expect((await nextResponse(a.channel)).data).toEqual({ errorCode: 8 });
+    sendVote(a.channel, 2);
+    expect((await nextResponse(a.channel)).data).toEqual({ errorCode: 8 });
+  });
+
+  it('times out an unanswered request with REQUEST_TIMED_OUT', async () => {
+    const a = await startChannel(1, { config: { requestTimeoutMs: 60 } });
+    const b = await startChannel(2);
+    a.channel.updateEndpoint(2, { host: '127.0.0.1', port: b.port });
+    const correlationId = sendVote(a.channel, 2);
+    expect((await nextMessage(b.channel)).kind).toBe('request');
+    expect(await nextResponse(a.channel)).toMatchObject({ correlationId, data: { errorCode: 7 } });
+  });
+
+  it('answers UNSUPPORTED_VERSION when the peer does not serve the api', async () => {
+    const a = await startChannel(1);
+    const b = await startChannel(2, {
+      apis: new ApiRegistry(allApiKeys().filter((api) => api !== ApiKeys.VOTE)),
+    });
+    a.channel.updateEndpoint(2, { host: '127.0.0.1', port: b.port });
+    sendVote(a.channel, 2);
+    expect((await nextResponse(a.channel)).data).toEqual({ errorCode: 35 });
+  });
+
+  it('negotiates down to an older peer: retries ApiVersions at its max and sends at the common version', async () => {
+    const a = await startChannel(1);
+    const b = await startChannel(2, {
+      apis: new ApiRegistry(
+        allApiKeys(),
+        new Map([
+          [ApiKeys.API_VERSIONS.key, 2],
+          [ApiKeys.VOTE.key, 1],
+        ]),
+      ),
+    });
+    a.channel.updateEndpoint(2, { host: '127.0.0.1', port: b.port });
+    sendVote(a.channel, 2);
+    const inbound = await nextMessage(b.channel);
+    const request = (inbound as { request: InboundRequest }).request;
+    expect(request.apiVersion).toBe(1);
+    b.channel.sendResponse(request, VoteResponse.defaults({ errorCode: 0 }));
+    expect(((await nextResponse(a.channel)).data as { errorCode: number }).errorCode).toBe(0);
+  });
+
+  it('times out a request to a peer that accepts connections but never answers ApiVersions', async () => {
+    const accepted: Socket[] = [];
+    const silent = createServer((socket) => {
+      accepted.push(socket);
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const address = silent.address() as AddressInfo;
+    const a = await startChannel(1, { config: { requestTimeoutMs: 60 } });
+    a.channel.updateEndpoint(2, { host: '127.0.0.1', port: address.port });
+    const correlationId = sendVote(a.channel, 2);
+    expect(await nextResponse(a.channel)).toMatchObject({ correlationId, data: { errorCode: 7 } });
+    for (const socket of accepted) socket.destroy();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+  });
+
+  it('completes outstanding requests with BROKER_NOT_AVAILABLE on close', async () => {
+    const a = await startChannel(1);
+    const b = await startChannel(2);
+    a.channel.updateEndpoint(2, { host: '127.0.0.1', port: b.port });
+    sendVote(a.channel, 2);
+    expect((await nextMessage(b.channel)).kind).toBe('request');
+    await a.channel.close();
+    expect(a.channel.drain().map((message) => message.kind === 'response' && message.response.data)).toEqual([
+      { errorCode: 8 },
+    ]);
+  });
+
+  it('pushes requests and responses to an attached sink such as the RaftDriver', async () => {
+    const a = await startChannel(1);
+    const b = await startChannel(2);
+    const received: string[] = [];
+    let answered!: () => void;
+    const done = new Promise<void>((resolve) => {
+      answered = resolve;
+    });
+    b.channel.attach({
+      deliverRequest: (request) => {
+        received.push(`request ${request.apiKey}`);
+        b.channel.sendResponse(request, VoteResponse.defaults());
+        return true;
+      },
+      deliverResponse: () => false,
+    });
+    a.channel.attach({
+      deliverRequest: () => false,
+      deliverResponse: (response) => {
+        received.push(`response ${response.apiKey}`);
+        answered();
+        return true;
+      },
+    });
+    a.channel.updateEndpoint(2, { host: '127.0.0.1', port: b.port });
+    sendVote(a.channel, 2);
+    await done;
+    expect(received).toEqual(['request 52', 'response 52']);
+    expect(a.channel.queuedMessageCount() + b.channel.queuedMessageCount()).toBe(0);
+  });
+
+  it('closes the connection of a request the sink refuses; the sender sees BROKER_NOT_AVAILABLE', async () => {
+    const a = await startChannel(1);
+    const b = await startChannel(2);
+    b.channel.attach({ deliverRequest: () => false, deliverResponse: () => true });
+    a.channel.updateEndpoint(2, { host: '127.0.0.1', port: b.port });
+    sendVote(a.channel, 2);
+    expect((await nextResponse(a.channel)).data).toEqual({ errorCode: 8 });
+  });
+
+  it('hands received Fetch records to the driver as a view of the response frame, not a copy', async () => {
+    const a = await startChannel(1);
+    const b = await startChannel(2);
+    a.channel.updateEndpoint(2, { host: '127.0.0.1', port: b.port });
+    const records = Buffer.alloc(3 * 1024 * 1024, 3);
+    a.channel.send({
+      correlationId: a.channel.newCorrelationId(),
+      destinationId: 2,
+      apiKey: 1,
+      apiVersion: 17,
+      data: FetchRequest.defaults(),
+      createdTimeMs: 0,
+    });
+    const inbound = await nextMessage(b.channel);
+    b.channel.sendResponse((inbound as { request: InboundRequest }).request, fetchResponseWith(records));
+    const response = await nextResponse(a.channel);
+    const received = (response.data as { responses: { partitions: { records: Buffer }[] }[] }).responses[0]!
+      .partitions[0]!.records;
+    expect(received.equals(records)).toBe(true);
+    // A copy of 3 MiB would own its memory from offset 0; a view sits after the frame's header.
+    expect(received.byteOffset).toBeGreaterThan(0);
+    expect(received.buffer.byteLength).toBeGreaterThan(received.length);
+  });
+
+  it('takes endpoints from controller.quorum.voters', async () => {
+    const b = await startChannel(2);
+    const a = await startChannel(1, { voters: parseQuorumVoters(`2@127.0.0.1:${b.port}`) });
+    sendVote(a.channel, 2);
+    const inbound = await nextMessage(b.channel);
+    expect(inbound.kind).toBe('request');
+  });
+});

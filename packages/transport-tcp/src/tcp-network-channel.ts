@@ -1,0 +1,255 @@
+import { invariant, type Logger, silentLogger } from '@kraft/protocol';
+import type {
+  InboundRequest,
+  InboundResponse,
+  NetworkChannel,
+  NodeAddress,
+  OutboundRequest,
+  Random,
+  Time,
+} from '@kraft/raft';
+import { type ApiRegistry, kraftApiRegistry } from './api-registry.js';
+import { InboundQueueFullError } from './errors/inbound-queue-full-error.js';
+import type { InboundCall } from './inbound-call.js';
+import { InboundQueue } from './inbound-queue.js';
+import { type BoundListener, InboundServer } from './inbound-server.js';
+import type { HostAndPort, ListenerSpec, QuorumVoter } from './listener-config.js';
+import { OutboundClient } from './outbound-client.js';
+import { resolveTransportConfig, type TransportConfig } from './transport-config.js';
+
+/** What the driver drains from the channel and feeds to `client.handleRequest` / `handleResponse`. */
+export type ChannelMessage =
+  | { readonly kind: 'request'; readonly request: InboundRequest }
+  | { readonly kind: 'response'; readonly response: InboundResponse };
+
+/**
+ * A push-style consumer of inbound traffic (raft's `RaftDriver` has this shape): `false` means
+ * its bounded queue is full. Once attached it replaces the channel's own queue.
+ */
+export interface InboundSink {
+  deliverRequest(request: InboundRequest): boolean;
+  deliverResponse(response: InboundResponse): boolean;
+}
+
+export interface TcpNetworkChannelOptions {
+  /** This node's id: the client id is `raft-client-<nodeId>`, as Kafka's. */
+  readonly nodeId: number;
+  /** Listeners to serve (`controller.listener.names` of `listeners`); empty for a client-only node. */
+  readonly listeners: readonly ListenerSpec[];
+  /** `controller.quorum.voters`: the endpoints known before any VotersRecord. */
+  readonly voters?: readonly QuorumVoter[];
+  /** `controller.quorum.bootstrap.servers`: registered as nodes -2, -3, ... as Kafka's raft client does. */
+  readonly bootstrapServers?: readonly HostAndPort[];
+  readonly apis?: ApiRegistry;
+  readonly config?: Partial<TransportConfig>;
+  readonly logger?: Logger;
+  readonly time?: Time;
+  readonly random?: Random;
+  readonly clientSoftwareVersion?: string;
+  /**
+   * Messages queued for the driver at most. Requests are also bounded per connection, so this
+   * is a backstop: past it a request's connection is closed (the peer retries) and a response is
+   * dropped (the raft request manager times it out).
+   */
+  readonly maxQueuedMessages?: number;
+}
+
+/** The id Kafka's raft client gives the i-th bootstrap server (KafkaRaftClient: -2, -3, ...). */
+export function bootstrapServerNodeId(index: number): number {
+  return -2 - index;
+}
+
+const DEFAULT_MAX_QUEUED_MESSAGES = 65_536;
+
+const systemTime: Time = { milliseconds: () => performance.now() };
+
+/** An inbound request that remembers the call it answers. */
+class TcpInboundRequest implements InboundRequest {
+  readonly correlationId: number;
+  readonly apiKey: number;
+  readonly apiVersion: number;
+  readonly data: unknown;
+  readonly createdTimeMs: number;
+  readonly sourceId = -1;
+  readonly listenerName: string;
+  readonly call: InboundCall;
+
+  constructor(call: InboundCall, createdTimeMs: number) {
+    this.correlationId = call.header.correlationId;
+    this.apiKey = call.header.requestApiKey;
+    this.apiVersion = call.header.requestApiVersion;
+    this.data = call.data;
+    this.createdTimeMs = createdTimeMs;
+    this.listenerName = call.listenerName;
+    this.call = call;
+  }
+}
+
+/**
+ * Raft's NetworkChannel over TCP. Outbound requests go through the `OutboundClient`; inbound
+ * requests come from the `InboundServer`; both directions land in one bounded queue the driver
+ * drains. Transport failures arrive as synthetic `{ errorCode }` responses.
+ */
+export class TcpNetworkChannel implements NetworkChannel {
+  private readonly server: InboundServer | undefined;
+  private readonly client: OutboundClient;
+  private readonly queue: InboundQueue<ChannelMessage>;
+  private readonly time: Time;
+  private readonly logger: Logger;
+  private readonly config: TransportConfig;
+  private readonly maxQueuedMessages: number;
+  private nextCorrelationId = 0;
+  private closed = false;
+  private sink: InboundSink | undefined;
+
+  constructor(options: TcpNetworkChannelOptions) {
+    const apis = options.apis ?? kraftApiRegistry();
+    this.config = resolveTransportConfig(options.config);
+    this.time = options.time ?? systemTime;
+    this.logger = options.logger ?? silentLogger;
+    this.maxQueuedMessages = options.maxQueuedMessages ?? DEFAULT_MAX_QUEUED_MESSAGES;
+    this.queue = new InboundQueue(this.maxQueuedMessages);
+    const clock = (): number => this.time.milliseconds();
+    const random = options.random;
+    this.client = new OutboundClient({
+      apis,
+      clientId: `raft-client-${options.nodeId}`,
+      clientSoftwareName: 'kraft-ts',
+      clientSoftwareVersion: options.clientSoftwareVersion ?? '0.0.0',
+      config: this.config,
+      logger: this.logger,
+      clock,
+      ...(random === undefined ? {} : { random: () => random.nextInt(1_000_000) / 1_000_000 }),
+    });
+    this.server =
+      options.listeners.length === 0
+        ? undefined
+        : new InboundServer({
+            listeners: options.listeners,
+            apis,
+            handler: { handleRequest: (call) => this.onInboundCall(call) },
+            config: this.config,
+            logger: this.logger,
+            clock,
+          });
+    for (const voter of options.voters ?? []) this.updateEndpoint(voter.nodeId, voter);
+    const bootstrapServers = options.bootstrapServers ?? [];
+    for (let index = 0; index < bootstrapServers.length; index += 1) {
+      this.updateEndpoint(bootstrapServerNodeId(index), bootstrapServers[index]!);
+    }
+  }
+
+  /** Binds the listeners; resolves with their real ports. */
+  async start(): Promise<BoundListener[]> {
+    return this.server === undefined ? [] : this.server.start();
+  }
+
+  /** Cancels outbound requests (they complete with BROKER_NOT_AVAILABLE), closes the listeners and wakes the driver. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.client.close();
+    await this.server?.close();
+    this.queue.wakeUp();
+  }
+
+  /** Sends all further inbound traffic to `sink` (e.g. the RaftDriver) instead of the channel's queue. */
+  attach(sink: InboundSink): void {
+    this.sink = sink;
+    for (const message of this.queue.drain()) {
+      if (message.kind === 'response') this.offerResponse(message.response);
+      else if (!this.offerRequest(message.request)) {
+        const { apiKey, correlationId } = message.request;
+        this.logger.warn({ apiKey, correlationId }, 'sink refused a queued request, dropping it');
+      }
+    }
+  }
+
+  newCorrelationId(): number {
+    const id = this.nextCorrelationId;
+    this.nextCorrelationId = (this.nextCorrelationId + 1) | 0;
+    return id;
+  }
+
+  /**
+   * Sends at the highest version both sides support, capped at `request.apiVersion`; the answer
+   * is queued as an InboundResponse carrying the request's correlation id.
+   */
+  send(request: OutboundRequest): void {
+    const { correlationId, apiKey, destinationId } = request;
+    this.client.send(destinationId, {
+      apiKey,
+      maxVersion: request.apiVersion,
+      data: request.data,
+      deadlineMs: this.time.milliseconds() + this.config.requestTimeoutMs,
+      complete: (data) => {
+        const response: InboundResponse = {
+          correlationId,
+          apiKey,
+          sourceId: destinationId,
+          data,
+          receivedTimeMs: this.time.milliseconds(),
+        };
+        this.offerResponse(response);
+      },
+    });
+  }
+
+  sendResponse(request: InboundRequest, data: unknown): void {
+    invariant(
+      request instanceof TcpInboundRequest,
+      () => `sendResponse given a request this channel did not receive (apiKey ${request.apiKey})`,
+    );
+    request.call.respond(data);
+  }
+
+  updateEndpoint(nodeId: number, endpoint: NodeAddress): void {
+    this.client.updateEndpoint(nodeId, { host: endpoint.host, port: endpoint.port });
+  }
+
+  /** Everything received since the last drain, oldest first. */
+  drain(): ChannelMessage[] {
+    return this.queue.drain();
+  }
+
+  /** Resolves when a message is waiting (or the channel closes); race it with the next deadline. */
+  waitForMessages(): Promise<void> {
+    return this.closed ? Promise.resolve() : this.queue.waitForItems();
+  }
+
+  queuedMessageCount(): number {
+    return this.queue.size();
+  }
+
+  private offerResponse(response: InboundResponse): void {
+    const accepted =
+      this.sink === undefined
+        ? this.queue.offer({ kind: 'response', response })
+        : this.sink.deliverResponse(response);
+    if (!accepted) {
+      const { sourceId, correlationId, apiKey } = response;
+      this.logger.error(
+        { remoteNodeId: sourceId, correlationId, apiKey },
+        'inbound queue full, dropping response',
+      );
+    }
+  }
+
+  /** False when the consumer's queue is full. */
+  private offerRequest(request: InboundRequest): boolean {
+    return this.sink === undefined
+      ? this.queue.offer({ kind: 'request', request })
+      : this.sink.deliverRequest(request);
+  }
+
+  private onInboundCall(call: InboundCall): void {
+    const request = new TcpInboundRequest(call, this.time.milliseconds());
+    if (!this.offerRequest(request)) {
+      this.logger.warn(
+        { apiKey: request.apiKey, correlationId: request.correlationId },
+        'inbound queue full, refusing request',
+      );
+      throw new InboundQueueFullError(this.maxQueuedMessages);
+    }
+  }
+}
