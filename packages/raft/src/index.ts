@@ -1,0 +1,103 @@
+export { ElectionState } from './election-state.js';
+export { Endpoints } from './endpoints.js';
+export { BatchAccumulatorFullError } from './errors/batch-accumulator-full-error.js';
+export { InvalidConfigurationError } from './errors/invalid-configuration-error.js';
+export { InvalidSnapshotError } from './errors/invalid-snapshot-error.js';
+export { NotLeaderError } from './errors/not-leader-error.js';
+export { RaftLogStateError } from './errors/raft-log-state-error.js';
+export { RecordBatchTooLargeError } from './errors/record-batch-too-large-error.js';
+export {
+  BatchAccumulator,
+  type CompletedBatch,
+  MAX_BATCH_SIZE_BYTES,
+  MAX_BUFFERED_BYTES,
+  MAX_NUMBER_OF_BATCHES,
+} from './internals/batch-accumulator.js';
+export { EpochElection } from './internals/epoch-election.js';
+export { Timer } from './internals/timer.js';
+// The IO edge (src/io: the only async code; written with the simulator).
+export { CorruptQuorumStateError } from './io/corrupt-quorum-state-error.js';
+export {
+  FileQuorumStateStore,
+  type FileQuorumStateStoreOptions,
+  parseQuorumState,
+  serializeQuorumState,
+} from './io/file-quorum-state-store.js';
+export { type KafkaRaftLogOptions, openKafkaRaftLog } from './io/kafka-raft-log.js';
+export {
+  type CommitLatency,
+  type DrivenRaftClient,
+  type DrivenRaftLog,
+  RaftDriver,
+  RaftDriverError,
+  type RaftDriverOptions,
+  type RaftDriverState,
+  type RaftRole,
+} from './io/raft-driver.js';
+export { createSystemRandom } from './io/system-random.js';
+export { SystemTime } from './io/system-time.js';
+export {
+  DEFAULT_RPC_VERSIONS,
+  KafkaRaftClient,
+  type KafkaRaftClientOptions,
+  MAX_INBOUND_QUEUE_SIZE,
+  RaftApiKey,
+  type RaftClientObservableState,
+  type RpcVersions,
+  strictExponentialElectionBackoffMs,
+} from './kafka-raft-client.js';
+export type {
+  InboundRequest,
+  InboundResponse,
+  NetworkChannel,
+  NodeAddress,
+  OutboundRequest,
+  RaftRequest,
+} from './ports/network-channel.js';
+export type {
+  QuorumStateData,
+  QuorumStateDataVersion,
+  QuorumStateStore,
+} from './ports/quorum-state-store.js';
+export {
+  compareOffsetAndEpoch,
+  type Isolation,
+  type LogAppendInfo,
+  type LogFetchInfo,
+  type LogOffsetMetadata,
+  type OffsetAndEpoch,
+  type RaftLog,
+  type RawSnapshotReader,
+  type RawSnapshotWriter,
+  type ValidOffsetAndEpoch,
+} from './ports/raft-log.js';
+export { type Random, SeededRandom } from './ports/random.js';
+export type { Time } from './ports/time.js';
+export { DEFAULT_QUORUM_CONFIG, type QuorumConfig, resolveQuorumConfig } from './quorum-config.js';
+export { QuorumState, type QuorumStateOptions } from './quorum-state.js';
+export {
+  type BatchReader,
+  type LeaderAndEpoch,
+  type Listener,
+  type RaftClient,
+  type SnapshotReader,
+  type SnapshotWriter,
+  UNKNOWN_LEADER_AND_EPOCH,
+} from './raft-client.js';
+export { noopLogger, type RaftLogger } from './raft-logger.js';
+export { ReplicaKey } from './replica-key.js';
+export { RequestManager } from './request-manager.js';
+export { METADATA_PARTITION_INDEX, METADATA_TOPIC_ID, METADATA_TOPIC_NAME } from './rpc/raft-messages.js';
+export { CandidateState } from './states/candidate-state.js';
+export type { EpochState, StateName } from './states/epoch-state.js';
+export { FollowerState } from './states/follower-state.js';
+export { LeaderState, type ReplicaState } from './states/leader-state.js';
+export { ProspectiveState } from './states/prospective-state.js';
+export { ResignedState } from './states/resigned-state.js';
+export { UnattachedState } from './states/unattached-state.js';
+export {
+  DEFAULT_CONTROLLER_LISTENER_NAME,
+  type SupportedVersionRange,
+  type VoterNode,
+  VoterSet,
+} from './voter-set.js';

@@ -1,0 +1,195 @@
+import { invariant, sizeOfVarint } from '@kraft/protocol';
+import { BatchAccumulatorFullError } from '../errors/batch-accumulator-full-error.js';
+import { NotLeaderError } from '../errors/not-leader-error.js';
+import { RecordBatchTooLargeError } from '../errors/record-batch-too-large-error.js';
+
+/** Kafka's `MAX_BATCH_SIZE_BYTES`: one batch, one fetch chunk, one snapshot batch at most. */
+export const MAX_BATCH_SIZE_BYTES = 8 * 1024 * 1024;
+/** Kafka's `MAX_NUMBER_OF_BATCHES`: completed batches waiting for the raft thread. */
+export const MAX_NUMBER_OF_BATCHES = 10;
+/** Bytes of record values the accumulator may hold (Kafka's pool: 5 buffers of 8 MiB). */
+export const MAX_BUFFERED_BYTES = 5 * MAX_BATCH_SIZE_BYTES;
+/** The v2 batch header (record batch overhead) in bytes. */
+export const RECORD_BATCH_OVERHEAD_BYTES = 61;
+
+/** A batch ready to append: offsets are assigned, bytes are not built yet. */
+export interface CompletedBatch {
+  readonly baseOffset: number;
+  readonly lastOffset: number;
+  readonly records: readonly Buffer[];
+  /** The exact size of the v2 batch these records make (uncompressed). */
+  readonly sizeInBytes: number;
+  /** The accumulator's time when the first record of the batch was added (commit latency). */
+  readonly appendTimeMs: number;
+}
+
+interface OpenBatch {
+  baseOffset: number;
+  records: Buffer[];
+  sizeInBytes: number;
+  appendTimeMs: number;
+}
+
+/**
+ * The leader's write path (Kafka's `BatchAccumulator`). Offsets are assigned when records are
+ * prepared, so `prepareAppend` can return the last offset at once. All records of one call go
+ * into one batch (the atomicity unit). Batches drain when completed or when the linger time since
+ * the first record of the open batch has passed.
+ *
+ * Bounds: at most MAX_NUMBER_OF_BATCHES completed batches and MAX_BUFFERED_BYTES of values;
+ * beyond that `prepareAppend` throws BatchAccumulatorFullError (backpressure, not a failure).
+ */
+export class BatchAccumulator {
+  readonly epoch: number;
+  private readonly lingerMs: number;
+  private readonly maxBatchSizeBytes: number;
+  private readonly maxBufferedBytes: number;
+  private nextOffset: number;
+  private readonly completed: CompletedBatch[] = [];
+  private current: OpenBatch | undefined;
+  private bufferedBytes = 0;
+  /** Set while a prepared append awaits `allowDrain`: the open batch must not drain. */
+  private drainOffset: number | undefined;
+  private lingerDeadlineMs: number | undefined;
+
+  constructor(options: {
+    epoch: number;
+    baseOffset: number;
+    lingerMs: number;
+    maxBatchSizeBytes?: number;
+    maxBufferedBytes?: number;
+  }) {
+    this.epoch = options.epoch;
+    this.nextOffset = options.baseOffset;
+    this.lingerMs = options.lingerMs;
+    this.maxBatchSizeBytes = options.maxBatchSizeBytes ?? MAX_BATCH_SIZE_BYTES;
+    this.maxBufferedBytes = options.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
+  }
+
+  /**
+   * Adds `records` as one batch's worth and returns their last offset. With `delayDrain` the
+   * batch holding them stays until `allowDrain()` (Kafka's prepare/schedule split).
+   */
+  append(epoch: number, records: readonly Buffer[], nowMs: number, delayDrain: boolean): number {
+    if (epoch < this.epoch)
+      throw new NotLeaderError(`epoch ${epoch} is older than the leader epoch ${this.epoch}`, epoch);
+    invariant(
+      epoch === this.epoch,
+      () => `append for epoch ${epoch}, but this leader's epoch is ${this.epoch}`,
+    );
+    invariant(records.length > 0, () => 'an append needs at least one record');
+    const valueBytes = records.reduce((sum, record) => sum + record.length, 0);
+    const recordsSize = this.recordsSizeInBytes(records, this.current?.records.length ?? 0);
+    if (RECORD_BATCH_OVERHEAD_BYTES + this.recordsSizeInBytes(records, 0) > this.maxBatchSizeBytes) {
+      throw new RecordBatchTooLargeError(
+        `${records.length} records of ${valueBytes} bytes exceed the max batch size ${this.maxBatchSizeBytes}`,
+      );
+    }
+    if (
+      this.completed.length >= MAX_NUMBER_OF_BATCHES ||
+      this.bufferedBytes + valueBytes > this.maxBufferedBytes
+    ) {
+      throw new BatchAccumulatorFullError(
+        `accumulator holds ${this.completed.length} batches and ${this.bufferedBytes} bytes; retry after the next poll`,
+      );
+    }
+    let batch = this.current;
+    if (batch !== undefined && batch.sizeInBytes + recordsSize > this.maxBatchSizeBytes) {
+      this.completeCurrentBatch();
+      batch = undefined;
+    }
+    if (batch === undefined) {
+      batch = {
+        baseOffset: this.nextOffset,
+        records: [],
+        sizeInBytes: RECORD_BATCH_OVERHEAD_BYTES,
+        appendTimeMs: nowMs,
+      };
+      this.current = batch;
+      this.lingerDeadlineMs ??= nowMs + this.lingerMs;
+    }
+    const sizeInBatch = this.recordsSizeInBytes(records, batch.records.length);
+    if (delayDrain) this.drainOffset ??= this.nextOffset;
+    for (const record of records) batch.records.push(record);
+    batch.sizeInBytes += sizeInBatch;
+    this.bufferedBytes += valueBytes;
+    this.nextOffset += records.length;
+    return this.nextOffset - 1;
+  }
+
+  /** Releases a prepared append for draining. */
+  allowDrain(): void {
+    this.drainOffset = undefined;
+  }
+
+  /** True when a completed batch waits, or the linger time of the open batch has passed. */
+  needsDrain(nowMs: number): boolean {
+    return this.timeUntilDrainMs(nowMs) === 0;
+  }
+
+  timeUntilDrainMs(nowMs: number): number {
+    if (this.completed.length > 0) return 0;
+    if (this.current === undefined || this.drainOffset !== undefined || this.lingerDeadlineMs === undefined) {
+      return Number.POSITIVE_INFINITY;
+    }
+    return Math.max(0, this.lingerDeadlineMs - nowMs);
+  }
+
+  /** Takes every drainable batch, in offset order. */
+  drain(nowMs: number): CompletedBatch[] {
+    const lingerExpired = this.lingerDeadlineMs !== undefined && nowMs >= this.lingerDeadlineMs;
+    if (this.current !== undefined && this.drainOffset === undefined && lingerExpired)
+      this.completeCurrentBatch();
+    const drained = this.completed.splice(0, this.completed.length);
+    for (const batch of drained) {
+      for (const record of batch.records) this.bufferedBytes -= record.length;
+    }
+    // The linger clock restarts with the first record after a drain of the open batch.
+    if (this.current === undefined) this.lingerDeadlineMs = undefined;
+    return drained;
+  }
+
+  /** The offset the next appended record gets. */
+  nextAppendOffset(): number {
+    return this.nextOffset;
+  }
+
+  /** Drops everything not drained (the node stopped leading); returns how many records were dropped. */
+  close(): number {
+    const dropped =
+      this.completed.reduce((sum, batch) => sum + batch.records.length, 0) +
+      (this.current?.records.length ?? 0);
+    this.completed.length = 0;
+    this.current = undefined;
+    this.bufferedBytes = 0;
+    return dropped;
+  }
+
+  private completeCurrentBatch(): void {
+    const batch = this.current;
+    if (batch === undefined) return;
+    this.completed.push({
+      baseOffset: batch.baseOffset,
+      lastOffset: batch.baseOffset + batch.records.length - 1,
+      records: batch.records,
+      sizeInBytes: batch.sizeInBytes,
+      appendTimeMs: batch.appendTimeMs,
+    });
+    this.current = undefined;
+  }
+
+  /** Exact v2 size of `records` written from offset delta `firstDelta` (no key, no headers, delta timestamp 0). */
+  private recordsSizeInBytes(records: readonly Buffer[], firstDelta: number): number {
+    let size = 0;
+    for (let index = 0; index < records.length; index += 1) {
+      size += recordSizeInBytes(firstDelta + index, (records[index] as Buffer).length);
+    }
+    return size;
+  }
+}
+
+/** One v2 record: attributes, timestamp delta 0, offset delta, null key, value, no headers. */
+export function recordSizeInBytes(offsetDelta: number, valueSizeInBytes: number): number {
+  const body = 1 + 1 + sizeOfVarint(offsetDelta) + 1 + sizeOfVarint(valueSizeInBytes) + valueSizeInBytes + 1;
+  return sizeOfVarint(body) + body;
+}

@@ -1,0 +1,329 @@
+/**
+ * The only async loop of the raft package (CONVENTIONS C4.4): it runs the synchronous core
+ * against real time, the real log and a network channel.
+ *
+ *   while running: hand queued inbound messages to the client; deadline = client.poll(now);
+ *                  start a log flush if appended bytes are not durable yet (never awaited here);
+ *                  sleep until an inbound message, a finished flush, or the deadline.
+ *
+ * A flush runs in the background: `await log.flush()` then `client.onLogFlushed(offset, now)` at
+ * the next turn, so heartbeats and fetches keep flowing while the disk syncs (TARGETS §4.3).
+ * The inbound queue is bounded: when it is full `deliverRequest`/`deliverResponse` return false
+ * and the transport answers or drops as it would on a saturated socket.
+ */
+import { KRaftError } from '@kraft/protocol';
+import type { RaftClientObservableState } from '../kafka-raft-client.js';
+import type { InboundRequest, InboundResponse } from '../ports/network-channel.js';
+import type { Time } from '../ports/time.js';
+import type { LeaderAndEpoch } from '../raft-client.js';
+import { noopLogger, type RaftLogger } from '../raft-logger.js';
+
+/** What the driver needs from the client (KafkaRaftClient satisfies it structurally). */
+export interface DrivenRaftClient {
+  poll(nowMs: number): number;
+  handleRequest(request: InboundRequest, nowMs: number): void;
+  handleResponse(response: InboundResponse, nowMs: number): void;
+  onLogFlushed(offset: number, nowMs: number): void;
+  shutdown(timeoutMs: number, nowMs: number): void;
+  isShutdownComplete(): boolean;
+  leaderAndEpoch(): LeaderAndEpoch;
+  highWatermark(): number | undefined;
+  nodeId(): number | undefined;
+  scheduleAppend(epoch: number, records: readonly Buffer[]): number;
+  /** The core's own view (state name, voted id, commit latency of all appends), when it has one. */
+  observableState?(): RaftClientObservableState;
+}
+
+/** What the driver needs from the log (the RaftLog port's durability half). */
+export interface DrivenRaftLog {
+  endOffset(): number;
+  lastFlushedOffset(): number;
+  flush(): Promise<number>;
+  close(): void;
+}
+
+/**
+ * The node's role: the core's state name when it reports one (`Leader`, `Follower`, `Candidate`,
+ * `Prospective`, `Unattached`, `Resigned`), lower-cased; otherwise derived from the leader.
+ */
+export type RaftRole = 'leader' | 'follower' | 'candidate' | 'prospective' | 'unattached' | 'resigned';
+
+/** A snapshot of the node for applications and metrics. */
+export interface RaftDriverState {
+  readonly nodeId: number | undefined;
+  /** Derived from `leaderAndEpoch()`: the core's state names stay internal. */
+  readonly role: RaftRole;
+  readonly epoch: number;
+  readonly leaderId: number | undefined;
+  readonly highWatermark: number | undefined;
+  readonly logEndOffset: number;
+  readonly lastFlushedOffset: number;
+  /** Append-to-commit latency of appends made through `scheduleAppend`, over the last window. */
+  readonly commitLatency: CommitLatency;
+  readonly running: boolean;
+  /** The core's observable state (its state names: leader, follower, candidate, ...). */
+  readonly raft: RaftClientObservableState | undefined;
+}
+
+export interface CommitLatency {
+  readonly count: number;
+  readonly lastMs: number | undefined;
+  readonly maxMs: number | undefined;
+  readonly averageMs: number | undefined;
+}
+
+export interface RaftDriverOptions {
+  readonly client: DrivenRaftClient;
+  readonly log: DrivenRaftLog;
+  readonly time: Time;
+  readonly logger?: RaftLogger;
+  /** Most inbound messages waiting for the next turn; further ones are refused. Default 4096. */
+  readonly maxQueuedMessages?: number;
+  /** Most appends tracked for commit latency at once. Default 10,000. */
+  readonly maxTrackedAppends?: number;
+  /** Longest sleep between polls, whatever the deadline says. Default 1000 ms. */
+  readonly maxSleepMs?: number;
+}
+
+/** The driver stopped because the core or the disk failed; the node must not continue. */
+export class RaftDriverError extends KRaftError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('RAFT_DRIVER_FAILED', message, options);
+  }
+}
+
+type Inbound =
+  | { readonly kind: 'request'; readonly request: InboundRequest }
+  | { readonly kind: 'response'; readonly response: InboundResponse };
+
+export class RaftDriver {
+  private readonly client: DrivenRaftClient;
+  private readonly log: DrivenRaftLog;
+  private readonly time: Time;
+  private readonly logger: RaftLogger;
+  private readonly maxQueuedMessages: number;
+  private readonly maxTrackedAppends: number;
+  private readonly maxSleepMs: number;
+  private inbound: Inbound[] = [];
+  private wakeUp: (() => void) | undefined;
+  private wakeRequested = false;
+  /** The running background flush; it never rejects (failures land in `failure`). */
+  private flushInFlight: Promise<void> | undefined;
+  private flushedOffset: number | undefined;
+  private failure: unknown;
+  private running = false;
+  private shutdownRequested: { deadlineMs: number } | undefined;
+  private loop: Promise<void> | undefined;
+  /** Offsets and times of appends awaiting commit, oldest first. */
+  private pendingAppends: Array<{ lastOffset: number; appendedMs: number }> = [];
+  private stoppedState: RaftDriverState | undefined;
+  private latency = { count: 0, lastMs: undefined as number | undefined, maxMs: 0, totalMs: 0 };
+
+  constructor(options: RaftDriverOptions) {
+    this.client = options.client;
+    this.log = options.log;
+    this.time = options.time;
+    this.logger = (options.logger ?? noopLogger).child({ component: 'raft-driver' });
+    this.maxQueuedMessages = options.maxQueuedMessages ?? 4096;
+    this.maxTrackedAppends = options.maxTrackedAppends ?? 10_000;
+    this.maxSleepMs = options.maxSleepMs ?? 1000;
+  }
+
+  /** Starts the loop; the promise settles when the driver stops (rejects on a fatal error). */
+  start(): Promise<void> {
+    if (this.loop !== undefined) return this.loop;
+    this.running = true;
+    this.loop = this.runLoop();
+    return this.loop;
+  }
+
+  /** Queues an inbound request for the next turn; false when the queue is full or stopped. */
+  deliverRequest(request: InboundRequest): boolean {
+    return this.enqueue({ kind: 'request', request });
+  }
+
+  deliverResponse(response: InboundResponse): boolean {
+    return this.enqueue({ kind: 'response', response });
+  }
+
+  /** Appends through the client and tracks the batch's commit latency. */
+  scheduleAppend(epoch: number, records: readonly Buffer[]): number {
+    const lastOffset = this.client.scheduleAppend(epoch, records);
+    if (this.pendingAppends.length >= this.maxTrackedAppends) this.pendingAppends.shift();
+    this.pendingAppends.push({ lastOffset, appendedMs: this.time.milliseconds() });
+    this.wake();
+    return lastOffset;
+  }
+
+  /** Wakes the loop (after an application call on the client, for instance). */
+  wake(): void {
+    this.wakeRequested = true;
+    const wakeUp = this.wakeUp;
+    this.wakeUp = undefined;
+    wakeUp?.();
+  }
+
+  /**
+   * Graceful shutdown: the client resigns or finishes within `timeoutMs`, then the log is
+   * flushed and closed. Resolves when the loop has stopped.
+   */
+  async shutdown(timeoutMs: number): Promise<void> {
+    const nowMs = this.time.milliseconds();
+    if (this.shutdownRequested === undefined && this.running) {
+      this.shutdownRequested = { deadlineMs: nowMs + timeoutMs };
+      this.client.shutdown(timeoutMs, nowMs);
+      this.wake();
+    }
+    await this.loop;
+  }
+
+  /** The node's state now; after a graceful stop, its state at the stop (the log is closed). */
+  state(): RaftDriverState {
+    if (this.stoppedState !== undefined) return this.stoppedState;
+    const leader = this.client.leaderAndEpoch();
+    const nodeId = this.client.nodeId();
+    const raft = this.client.observableState?.();
+    const role: RaftRole =
+      raft !== undefined
+        ? (raft.role.toLowerCase() as RaftRole)
+        : leader.leaderId === undefined
+          ? 'unattached'
+          : leader.leaderId === nodeId
+            ? 'leader'
+            : 'follower';
+    const { count, lastMs, maxMs, totalMs } = this.latency;
+    return {
+      nodeId,
+      role,
+      epoch: leader.epoch,
+      leaderId: leader.leaderId,
+      highWatermark: this.client.highWatermark(),
+      logEndOffset: this.log.endOffset(),
+      lastFlushedOffset: this.log.lastFlushedOffset(),
+      commitLatency: {
+        count,
+        lastMs,
+        maxMs: count === 0 ? undefined : maxMs,
+        averageMs: count === 0 ? undefined : totalMs / count,
+      },
+      running: this.running,
+      raft,
+    };
+  }
+
+  private enqueue(message: Inbound): boolean {
+    if (!this.running || this.inbound.length >= this.maxQueuedMessages) return false;
+    this.inbound.push(message);
+    this.wake();
+    return true;
+  }
+
+  private async runLoop(): Promise<void> {
+    try {
+      for (;;) {
+        const deadlineMs = this.turn();
+        if (this.shutdownRequested !== undefined && this.isShutdownDone()) break;
+        if (this.failure !== undefined) throw this.failure;
+        await this.sleepUntil(deadlineMs);
+        if (this.failure !== undefined) throw this.failure;
+      }
+      await this.waitForFlush();
+      this.stoppedState = { ...this.state(), running: false };
+      this.log.close();
+      this.logger.info({ nodeId: this.client.nodeId() }, 'raft driver stopped');
+    } catch (error) {
+      this.logger.fatal({ err: error, nodeId: this.client.nodeId() }, 'raft driver failed');
+      throw KRaftError.isInstance(error)
+        ? error
+        : new RaftDriverError('raft driver failed', { cause: error });
+    } finally {
+      this.running = false;
+      this.inbound = [];
+    }
+  }
+
+  /** One turn: inbound messages, a flush report, poll, maybe a new flush. Returns the deadline. */
+  private turn(): number {
+    const nowMs = this.time.milliseconds();
+    this.wakeRequested = false;
+    const messages = this.inbound;
+    this.inbound = [];
+    for (const message of messages) {
+      if (message.kind === 'request') this.client.handleRequest(message.request, nowMs);
+      else this.client.handleResponse(message.response, nowMs);
+    }
+    if (this.flushedOffset !== undefined) {
+      const offset = Math.min(this.flushedOffset, this.log.lastFlushedOffset());
+      this.flushedOffset = undefined;
+      this.client.onLogFlushed(offset, nowMs);
+    }
+    const deadlineMs = this.client.poll(nowMs);
+    this.startFlushIfNeeded();
+    this.recordCommits(nowMs);
+    return deadlineMs;
+  }
+
+  private isShutdownDone(): boolean {
+    const request = this.shutdownRequested;
+    return (
+      request !== undefined &&
+      (this.client.isShutdownComplete() || this.time.milliseconds() >= request.deadlineMs)
+    );
+  }
+
+  private startFlushIfNeeded(): void {
+    if (this.flushInFlight !== undefined || this.log.lastFlushedOffset() >= this.log.endOffset()) return;
+    this.flushInFlight = this.log.flush().then(
+      (offset) => {
+        this.flushInFlight = undefined;
+        this.flushedOffset = Math.max(offset, this.flushedOffset ?? 0);
+        this.wake();
+      },
+      (error: unknown) => {
+        this.flushInFlight = undefined;
+        this.failure = new RaftDriverError('log flush failed', { cause: error });
+        this.wake();
+      },
+    );
+  }
+
+  /** Settles when the running flush (if any) has finished; its outcome is recorded, not thrown. */
+  private async waitForFlush(): Promise<void> {
+    await this.flushInFlight;
+  }
+
+  private recordCommits(nowMs: number): void {
+    const highWatermark = this.client.highWatermark();
+    if (highWatermark === undefined) return;
+    let committed = 0;
+    for (const append of this.pendingAppends) {
+      if (append.lastOffset >= highWatermark) break;
+      const latencyMs = nowMs - append.appendedMs;
+      this.latency.count += 1;
+      this.latency.lastMs = latencyMs;
+      this.latency.maxMs = Math.max(this.latency.maxMs, latencyMs);
+      this.latency.totalMs += latencyMs;
+      committed += 1;
+    }
+    if (committed > 0) this.pendingAppends.splice(0, committed);
+  }
+
+  private sleepUntil(deadlineMs: number): Promise<void> {
+    if (this.wakeRequested) return Promise.resolve();
+    let delayMs = Math.min(this.maxSleepMs, Math.max(0, deadlineMs - this.time.milliseconds()));
+    // The core asks for an immediate poll while appended data is not durable; with the flush
+    // already running, wait for it (it wakes us) or a millisecond, rather than spin.
+    if (delayMs === 0 && this.flushInFlight !== undefined) delayMs = 1;
+    if (delayMs === 0) return new Promise((resolve) => setImmediate(resolve));
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.wakeUp = undefined;
+        resolve();
+      }, delayMs);
+      this.wakeUp = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}

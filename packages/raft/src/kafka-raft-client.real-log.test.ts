@@ -1,0 +1,270 @@
+/**
+ * The client over the real `@kraft/log` RaftLog on a MemoryFileSystem, not the MockLog: committed
+ * reads go through FileRecords slices of preallocated segments, where KAFKA-20841 lived.
+ */
+import { LogConfig, RaftLog } from '@kraft/log';
+import { MemoryFileSystem, RecordsIterator } from '@kraft/records';
+import { describe, expect, it } from 'vitest';
+import { RaftApiKey } from './kafka-raft-client.js';
+import { RaftClientTestContext, recordsOf } from './testing/raft-client-test-context.js';
+
+function realLogFactory(segmentBytes = 1 << 20) {
+  const fileSystem = new MemoryFileSystem();
+  const config = new LogConfig({ internalSegmentBytes: segmentBytes, preallocate: true });
+  return () => RaftLog.open({ dir: '/metadata', fileSystem, config, time: () => 0 });
+}
+
+describe('KafkaRaftClient on the real RaftLog (MemoryFileSystem)', () => {
+  it('a lone voter commits appends and its listener sees exactly the committed records', async () => {
+    const context = await RaftClientTestContext.builder(0, [0]).withLogFactory(realLogFactory()).build();
+    await context.poll();
+    const epoch = context.client.leaderAndEpoch().epoch;
+    for (let round = 0; round < 20; round += 1) {
+      context.client.scheduleAppend(epoch, [Buffer.from(`v${round}`), Buffer.from(`w${round}`)]);
+      await context.poll();
+    }
+    await context.poll();
+    expect(context.client.highWatermark()).toBe(41);
+    const values = context.listener.committedValues();
+    expect(values).toHaveLength(40);
+    expect(values.slice(0, 4)).toEqual(['v0', 'w0', 'v1', 'w1']);
+    expect(context.listener.lastCommittedOffset()).toBe(40);
+  });
+
+  it('the leader listener stops at a high watermark in the middle of a preallocated segment', async () => {
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2])
+      .withLogFactory(realLogFactory())
+      .build();
+    const epoch = await context.becomeLeader();
+    const big = Buffer.alloc(100_000, 7);
+    for (let round = 0; round < 5; round += 1) {
+      context.client.scheduleAppend(epoch, [big]);
+      await context.poll();
+    }
+    // Voters 1 and 2 hold offsets below 3 only: the HWM is 3, the log end 6.
+    for (const voterId of [1, 2]) {
+      context.deliverRequest(
+        RaftApiKey.FETCH,
+        context.fetchRequest({ epoch, replicaId: voterId, fetchOffset: 3, lastFetchedEpoch: epoch }),
+        voterId,
+      );
+    }
+    await context.poll();
+    await context.poll();
+    expect(context.log.endOffset()).toBe(6);
+    expect(context.client.highWatermark()).toBe(3);
+    expect(context.listener.lastCommittedOffset()).toBe(2);
+    expect(context.listener.committedBatches.every((batch) => batch.lastOffset < 3)).toBe(true);
+  });
+
+  it('a follower appends, truncates on divergence, and never exposes offsets at or above the HWM', async () => {
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2])
+      .withElectedLeader(4, 1)
+      .withLogFactory(realLogFactory())
+      .appendToLog(1, ['a', 'b'])
+      .appendToLog(2, ['x', 'y'])
+      .build();
+    await context.poll();
+    const first = context.assertSentFetchRequest({ epoch: 4, fetchOffset: 4, lastFetchedEpoch: 2 });
+    context.deliverResponse(
+      first,
+      context.fetchResponse({
+        epoch: 4,
+        leaderId: 1,
+        highWatermark: 2,
+        divergingEpoch: { epoch: 1, offset: 2 },
+      }),
+    );
+    await context.poll();
+    expect(context.log.endOffset()).toBe(2);
+    const second = context.assertSentFetchRequest({ epoch: 4, fetchOffset: 2, lastFetchedEpoch: 1 });
+    context.deliverResponse(
+      second,
+      context.fetchResponse({
+        epoch: 4,
+        leaderId: 1,
+        highWatermark: 3,
+        records: recordsOf(2, 4, ['c', 'd']),
+      }),
+    );
+    await context.poll();
+    await context.poll();
+    expect(context.log.endOffset()).toBe(4);
+    expect(context.client.highWatermark()).toBe(3);
+    // The batch [2, 3] straddles the HWM, so only [0, 1] is committed for the listener.
+    expect(context.listener.committedValues()).toEqual(['a', 'b']);
+  });
+
+  it('a leader on the real log serves its snapshot to a fetch at offset 0', async () => {
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2])
+      .withLogFactory(realLogFactory())
+      .build();
+    const epoch = await context.becomeLeader();
+    context.client.scheduleAppend(epoch, [Buffer.from('a')]);
+    await context.poll();
+    await context.advanceHighWatermarkAsLeader();
+    const snapshotId = { offset: context.client.highWatermark()!, epoch };
+    const writer = context.client.createSnapshot(snapshotId, 99)!;
+    writer.append([Buffer.from('state')]);
+    writer.freeze();
+    expect(context.client.latestSnapshotId()).toEqual(snapshotId);
+    context.deliverRequest(
+      RaftApiKey.FETCH,
+      context.fetchRequest({ epoch, replicaId: 1, fetchOffset: 0, lastFetchedEpoch: 0 }),
+      1,
+    );
+    await context.poll();
+    const partition = context.assertSentFetchPartitionResponse({ epoch, leaderId: 0 });
+    expect(Number(partition.snapshotId.endOffset)).toBe(snapshotId.offset);
+    context.deliverRequest(
+      RaftApiKey.FETCH_SNAPSHOT,
+      context.fetchSnapshotRequest({ epoch, replicaId: 1, snapshotId, position: 0 }),
+      1,
+    );
+    await context.poll();
+    const chunk = context.assertSentFetchSnapshotResponse().topics[0]!.partitions[0]!;
+    const { MemoryRecords } = await import('@kraft/records');
+    const batches = [...new RecordsIterator(MemoryRecords.readableRecords(chunk.unalignedRecords))];
+    expect(batches.flatMap((batch) => batch.records.map((record) => record.value?.toString()))).toEqual([
+      'state',
+    ]);
+  });
+
+  it('a follower installs a snapshot into the real log and continues after it', async () => {
+    const source = await RaftClientTestContext.builder(0, [0]).withLogFactory(realLogFactory()).build();
+    await source.poll();
+    const epoch = source.client.leaderAndEpoch().epoch;
+    source.client.scheduleAppend(epoch, [Buffer.from('a'), Buffer.from('b')]);
+    await source.poll();
+    await source.poll();
+    const snapshotId = { offset: source.client.highWatermark()!, epoch };
+    const writer = source.client.createSnapshot(snapshotId, 5)!;
+    writer.append([Buffer.from('state')]);
+    writer.freeze();
+    const raw = source.log.readSnapshot(snapshotId)!;
+    const bytes = Buffer.alloc(raw.sizeInBytes());
+    const records = raw.records();
+    const { FileRecords } = await import('@kraft/records');
+    if (records instanceof FileRecords) records.readInto(bytes, 0);
+    else bytes.set(records.buffer());
+
+    const context = await RaftClientTestContext.builder(7, [0, 1, 2])
+      .withElectedLeader(epoch, 0)
+      .withLogFactory(realLogFactory())
+      .build();
+    await context.poll();
+    const fetch = context.assertSentFetchRequest({ epoch, fetchOffset: 0, lastFetchedEpoch: 0 });
+    context.deliverResponse(
+      fetch,
+      context.fetchResponse({ epoch, leaderId: 0, highWatermark: snapshotId.offset, snapshotId }),
+    );
+    await context.poll();
+    const [request] = context.sentRequests(RaftApiKey.FETCH_SNAPSHOT);
+    context.deliverResponse(
+      request!,
+      context.fetchSnapshotResponse({
+        epoch,
+        leaderId: 0,
+        snapshotId,
+        size: bytes.length,
+        position: 0,
+        bytes,
+      }),
+    );
+    await context.poll();
+    expect(context.log.startOffset()).toBe(snapshotId.offset);
+    expect(context.listener.loadedSnapshots).toEqual([snapshotId]);
+    const next = context.assertSentFetchRequest({
+      epoch,
+      fetchOffset: snapshotId.offset,
+      lastFetchedEpoch: epoch,
+    });
+    context.deliverResponse(
+      next,
+      context.fetchResponse({
+        epoch,
+        leaderId: 0,
+        highWatermark: snapshotId.offset + 1,
+        records: recordsOf(snapshotId.offset, epoch, ['c']),
+      }),
+    );
+    await context.poll();
+    await context.poll();
+    expect(context.listener.committedValues()).toEqual(['c']);
+  });
+
+  it('a follower on the real log survives corrupt and misplaced fetched records', async () => {
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2])
+      .withElectedLeader(2, 1)
+      .withLogFactory(realLogFactory())
+      .build();
+    await context.poll();
+    const first = context.assertSentFetchRequest({ epoch: 2, fetchOffset: 0, lastFetchedEpoch: 0 });
+    const corrupt = Buffer.from(recordsOf(0, 2, ['a']).buffer());
+    corrupt[corrupt.length - 1] = (corrupt[corrupt.length - 1] ?? 0) ^ 0xff;
+    const { MemoryRecords } = await import('@kraft/records');
+    context.deliverResponse(
+      first,
+      context.fetchResponse({
+        epoch: 2,
+        leaderId: 1,
+        highWatermark: 1,
+        records: MemoryRecords.readableRecords(corrupt),
+      }),
+    );
+    await context.poll();
+    expect(context.log.endOffset()).toBe(0);
+    context.sleep(RaftClientTestContext.RETRY_BACKOFF_MS);
+    await context.poll();
+    const second = context.assertSentFetchRequest({ epoch: 2, fetchOffset: 0, lastFetchedEpoch: 0 });
+    context.deliverResponse(
+      second,
+      context.fetchResponse({ epoch: 2, leaderId: 1, highWatermark: 9, records: recordsOf(7, 2, ['x']) }),
+    );
+    await context.poll();
+    expect(context.log.endOffset()).toBe(0);
+  });
+
+  it('installs a fetched snapshot over an uncommitted newer-epoch tail (sim seed 705)', async () => {
+    const source = await RaftClientTestContext.builder(0, [0]).build();
+    await source.poll();
+    for (const value of ['a', 'b', 'c', 'd']) {
+      source.client.scheduleAppend(1, [Buffer.from(value)]);
+      await source.poll();
+    }
+    await source.poll();
+    const snapshotId = { offset: source.client.highWatermark()!, epoch: 1 };
+    const writer = source.client.createSnapshot(snapshotId, 0)!;
+    writer.append([Buffer.from('state')]);
+    writer.freeze();
+    const bytes = (source.log.readSnapshot(snapshotId)!.records() as { buffer(): Buffer }).buffer();
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2])
+      .withElectedLeader(4, 1)
+      .withLogFactory(realLogFactory())
+      .appendToLog(1, ['a'])
+      .appendToLog(3, ['stale', 'tail'])
+      .build();
+    await context.poll();
+    const fetch = context.assertSentFetchRequest({ epoch: 4, fetchOffset: 3, lastFetchedEpoch: 3 });
+    context.deliverResponse(
+      fetch,
+      context.fetchResponse({ epoch: 4, leaderId: 1, highWatermark: 5, snapshotId }),
+    );
+    await context.poll();
+    const [request] = context.sentRequests(RaftApiKey.FETCH_SNAPSHOT);
+    context.deliverResponse(
+      request!,
+      context.fetchSnapshotResponse({
+        epoch: 4,
+        leaderId: 1,
+        snapshotId,
+        size: bytes.length,
+        position: 0,
+        bytes,
+      }),
+    );
+    await context.poll();
+    expect([context.log.startOffset(), context.log.endOffset()]).toEqual([5, 5]);
+    expect(context.listener.loadedSnapshots).toEqual([snapshotId]);
+  });
+});

@@ -1,0 +1,306 @@
+import { Errors } from '@kraft/protocol';
+import { describe, expect, it } from 'vitest';
+import { InvalidSnapshotError } from './errors/invalid-snapshot-error.js';
+import { RaftApiKey } from './kafka-raft-client.js';
+import type { MockLog } from './testing/mock-log.js';
+import { RaftClientTestContext, recordsOf } from './testing/raft-client-test-context.js';
+
+/** A lone-voter leader with `values` committed one per batch, and a snapshot at the HWM. */
+async function leaderWithSnapshot(values: readonly string[], voters = [0]) {
+  const context = await RaftClientTestContext.builder(0, voters).build();
+  if (voters.length > 1) await context.becomeLeader();
+  const epoch = context.client.leaderAndEpoch().epoch;
+  for (const value of values) {
+    context.client.scheduleAppend(epoch, [Buffer.from(value)]);
+    await context.poll();
+  }
+  if (voters.length > 1) await context.advanceHighWatermarkAsLeader();
+  await context.poll();
+  const highWatermark = context.client.highWatermark()!;
+  const writer = context.client.createSnapshot({ offset: highWatermark, epoch }, 1234)!;
+  writer.append(values.map((value) => Buffer.from(`state:${value}`)));
+  writer.freeze();
+  return { context, epoch, snapshotId: { offset: highWatermark, epoch } };
+}
+
+describe('createSnapshot', () => {
+  it('refuses an end offset above the high watermark', async () => {
+    const context = await RaftClientTestContext.builder(0, [0]).build();
+    await context.poll();
+    expect(() => context.client.createSnapshot({ offset: 5, epoch: 1 }, 0)).toThrow(InvalidSnapshotError);
+  });
+
+  it('refuses an id whose epoch does not match the log', async () => {
+    const context = await RaftClientTestContext.builder(0, [0]).build();
+    await context.poll();
+    expect(() => context.client.createSnapshot({ offset: 1, epoch: 7 }, 0)).toThrow(InvalidSnapshotError);
+  });
+
+  it('refuses an offset inside a batch', async () => {
+    const context = await RaftClientTestContext.builder(0, [0]).build();
+    await context.poll();
+    context.client.scheduleAppend(1, [Buffer.from('a'), Buffer.from('b'), Buffer.from('c')]);
+    await context.poll();
+    await context.poll();
+    expect(context.client.highWatermark()).toBe(4);
+    expect(() => context.client.createSnapshot({ offset: 2, epoch: 1 }, 0)).toThrow(/batch boundary/);
+  });
+
+  it('writes header, records and footer, and the snapshot becomes the latest', async () => {
+    const { context, snapshotId } = await leaderWithSnapshot(['a', 'b']);
+    expect(context.client.latestSnapshotId()).toEqual(snapshotId);
+    const raw = context.log.readSnapshot(snapshotId)!;
+    const { RecordsIterator } = await import('@kraft/records');
+    const batches = [...new RecordsIterator(raw.records())];
+    expect(batches[0]!.controlRecords[0]!.type).toBe(3);
+    expect(batches.at(-1)!.controlRecords[0]!.type).toBe(4);
+    expect(batches.flatMap((batch) => batch.records.map((record) => record.value?.toString()))).toEqual([
+      'state:a',
+      'state:b',
+    ]);
+    expect(context.client.createSnapshot(snapshotId, 0)).toBeUndefined();
+  });
+});
+
+describe('snapshots served by the leader', () => {
+  it('answers a fetch at offset 0 with the snapshot id when a snapshot exists', async () => {
+    const { context, epoch, snapshotId } = await leaderWithSnapshot(['a', 'b'], [0, 1, 2]);
+    context.deliverRequest(
+      RaftApiKey.FETCH,
+      context.fetchRequest({ epoch, replicaId: 1, fetchOffset: 0, lastFetchedEpoch: 0 }),
+      1,
+    );
+    await context.poll();
+    const partition = context.assertSentFetchPartitionResponse({ epoch, leaderId: 0 });
+    expect([Number(partition.snapshotId.endOffset), partition.snapshotId.epoch]).toEqual([
+      snapshotId.offset,
+      snapshotId.epoch,
+    ]);
+  });
+
+  it('answers a fetch below the log start with the snapshot id', async () => {
+    const { context, epoch, snapshotId } = await leaderWithSnapshot(['a', 'b'], [0, 1, 2]);
+    expect((context.log as unknown as MockLog).deleteBeforeSnapshot(snapshotId)).toBe(true);
+    context.deliverRequest(
+      RaftApiKey.FETCH,
+      context.fetchRequest({ epoch, replicaId: 1, fetchOffset: 1, lastFetchedEpoch: epoch }),
+      1,
+    );
+    await context.poll();
+    const partition = context.assertSentFetchPartitionResponse({ epoch, leaderId: 0 });
+    expect(Number(partition.snapshotId.endOffset)).toBe(snapshotId.offset);
+  });
+
+  it('serves FetchSnapshot in chunks by position', async () => {
+    const { context, epoch, snapshotId } = await leaderWithSnapshot(['a', 'b', 'c'], [0, 1, 2]);
+    const size = context.log.readSnapshot(snapshotId)!.sizeInBytes();
+    const chunks: Buffer[] = [];
+    let position = 0;
+    while (position < size) {
+      context.deliverRequest(
+        RaftApiKey.FETCH_SNAPSHOT,
+        context.fetchSnapshotRequest({ epoch, replicaId: 1, snapshotId, position, maxBytes: 50 }),
+        1,
+      );
+      await context.poll();
+      const partition = context.assertSentFetchSnapshotResponse().topics[0]!.partitions[0]!;
+      expect([partition.errorCode, Number(partition.size), Number(partition.position)]).toEqual([
+        0,
+        size,
+        position,
+      ]);
+      expect(partition.unalignedRecords.length).toBe(Math.min(50, size - position));
+      chunks.push(partition.unalignedRecords);
+      position += partition.unalignedRecords.length;
+    }
+    const whole = (context.log.readSnapshot(snapshotId)!.records() as { buffer(): Buffer }).buffer();
+    expect(Buffer.concat(chunks).equals(whole)).toBe(true);
+  });
+
+  it('answers unknown snapshots and bad positions with their errors', async () => {
+    const { context, epoch, snapshotId } = await leaderWithSnapshot(['a'], [0, 1, 2]);
+    const size = context.log.readSnapshot(snapshotId)!.sizeInBytes();
+    context.deliverRequest(
+      RaftApiKey.FETCH_SNAPSHOT,
+      context.fetchSnapshotRequest({ epoch, replicaId: 1, snapshotId: { offset: 99, epoch }, position: 0 }),
+      1,
+    );
+    await context.poll();
+    expect(context.assertSentFetchSnapshotResponse().topics[0]!.partitions[0]!.errorCode).toBe(
+      Errors.SNAPSHOT_NOT_FOUND.code,
+    );
+    context.deliverRequest(
+      RaftApiKey.FETCH_SNAPSHOT,
+      context.fetchSnapshotRequest({ epoch, replicaId: 1, snapshotId, position: size }),
+      1,
+    );
+    await context.poll();
+    expect(context.assertSentFetchSnapshotResponse().topics[0]!.partitions[0]!.errorCode).toBe(
+      Errors.POSITION_OUT_OF_RANGE.code,
+    );
+  });
+});
+
+describe('snapshots fetched by a follower', () => {
+  it('downloads the snapshot the leader names, installs it, and the listener loads it first', async () => {
+    const leader = await leaderWithSnapshot(['a', 'b', 'c']);
+    const snapshotBytes = (
+      leader.context.log.readSnapshot(leader.snapshotId)!.records() as { buffer(): Buffer }
+    ).buffer();
+    const { snapshotId } = leader;
+    const epoch = leader.epoch;
+    const context = await RaftClientTestContext.builder(5, [0, 1, 2]).withElectedLeader(epoch, 0).build();
+    await context.poll();
+    const fetch = context.assertSentFetchRequest({ epoch, fetchOffset: 0, lastFetchedEpoch: 0 });
+    context.deliverResponse(
+      fetch,
+      context.fetchResponse({ epoch, leaderId: 0, highWatermark: snapshotId.offset, snapshotId }),
+    );
+    await context.poll();
+    let position = 0;
+    while (position < snapshotBytes.length) {
+      const [request] = context.sentRequests(RaftApiKey.FETCH_SNAPSHOT);
+      expect(request).toBeDefined();
+      const chunk = snapshotBytes.subarray(position, position + 40);
+      context.deliverResponse(
+        request!,
+        context.fetchSnapshotResponse({
+          epoch,
+          leaderId: 0,
+          snapshotId,
+          size: snapshotBytes.length,
+          position,
+          bytes: chunk,
+        }),
+      );
+      position += chunk.length;
+      await context.poll();
+    }
+    expect(context.log.startOffset()).toBe(snapshotId.offset);
+    expect(context.log.endOffset()).toBe(snapshotId.offset);
+    expect(context.client.highWatermark()).toBe(snapshotId.offset);
+    expect(context.listener.loadedSnapshots).toEqual([snapshotId]);
+    // Then it fetches the log after the snapshot.
+    const next = context.assertSentFetchRequest({
+      epoch,
+      fetchOffset: snapshotId.offset,
+      lastFetchedEpoch: epoch,
+    });
+    context.deliverResponse(
+      next,
+      context.fetchResponse({
+        epoch,
+        leaderId: 0,
+        highWatermark: snapshotId.offset + 1,
+        records: recordsOf(snapshotId.offset, epoch, ['d']),
+      }),
+    );
+    await context.poll();
+    await context.poll();
+    expect(context.listener.committedValues()).toEqual(['d']);
+  });
+
+  it('abandons a download the leader no longer has and fetches again', async () => {
+    const context = await RaftClientTestContext.builder(1, [0, 1, 2]).withElectedLeader(3, 0).build();
+    await context.poll();
+    const fetch = context.assertSentFetchRequest({ epoch: 3, fetchOffset: 0, lastFetchedEpoch: 0 });
+    const snapshotId = { offset: 10, epoch: 3 };
+    context.deliverResponse(
+      fetch,
+      context.fetchResponse({ epoch: 3, leaderId: 0, highWatermark: 10, snapshotId }),
+    );
+    await context.poll();
+    const [request] = context.sentRequests(RaftApiKey.FETCH_SNAPSHOT);
+    context.deliverResponse(
+      request!,
+      context.fetchSnapshotResponse({
+        epoch: 3,
+        leaderId: 0,
+        snapshotId,
+        size: 0,
+        position: 0,
+        bytes: Buffer.alloc(0),
+        errorCode: Errors.SNAPSHOT_NOT_FOUND.code,
+      }),
+    );
+    await context.poll();
+    context.assertSentFetchRequest({ epoch: 3, fetchOffset: 0, lastFetchedEpoch: 0 });
+  });
+});
+
+describe('installing a snapshot over an uncommitted tail (sim seed 705)', () => {
+  it('drops a newer-epoch tail that ends before the snapshot, then installs it', async () => {
+    const leader = await leaderWithSnapshot(['a', 'b', 'c', 'd']);
+    const { snapshotId } = leader;
+    expect(snapshotId).toEqual({ offset: 5, epoch: 1 });
+    const bytes = (leader.context.log.readSnapshot(snapshotId)!.records() as { buffer(): Buffer }).buffer();
+    // This follower led epoch 3 with a shorter log: its epoch-3 entries never committed.
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2])
+      .withElectedLeader(4, 1)
+      .appendToLog(1, ['a'])
+      .appendToLog(3, ['stale', 'tail'])
+      .build();
+    await context.poll();
+    const fetch = context.assertSentFetchRequest({ epoch: 4, fetchOffset: 3, lastFetchedEpoch: 3 });
+    context.deliverResponse(
+      fetch,
+      context.fetchResponse({ epoch: 4, leaderId: 1, highWatermark: 5, snapshotId }),
+    );
+    await context.poll();
+    const [request] = context.sentRequests(RaftApiKey.FETCH_SNAPSHOT);
+    context.deliverResponse(
+      request!,
+      context.fetchSnapshotResponse({
+        epoch: 4,
+        leaderId: 1,
+        snapshotId,
+        size: bytes.length,
+        position: 0,
+        bytes,
+      }),
+    );
+    await context.poll();
+    expect([context.log.startOffset(), context.log.endOffset(), context.log.lastFetchedEpoch()]).toEqual([
+      5, 5, 1,
+    ]);
+    expect(context.client.highWatermark()).toBe(5);
+    expect(context.listener.loadedSnapshots).toEqual([snapshotId]);
+  });
+});
+
+describe('installing a snapshot that ends exactly at a diverging log end', () => {
+  it('drops the diverging entries and installs the snapshot', async () => {
+    const leader = await leaderWithSnapshot(['a', 'b']);
+    const { snapshotId } = leader;
+    expect(snapshotId).toEqual({ offset: 3, epoch: 1 });
+    const bytes = (leader.context.log.readSnapshot(snapshotId)!.records() as { buffer(): Buffer }).buffer();
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2])
+      .withElectedLeader(4, 1)
+      .appendToLog(1, ['a'])
+      .appendToLog(3, ['x', 'y'])
+      .build();
+    await context.poll();
+    const fetch = context.assertSentFetchRequest({ epoch: 4, fetchOffset: 3, lastFetchedEpoch: 3 });
+    context.deliverResponse(
+      fetch,
+      context.fetchResponse({ epoch: 4, leaderId: 1, highWatermark: 3, snapshotId }),
+    );
+    await context.poll();
+    const [request] = context.sentRequests(RaftApiKey.FETCH_SNAPSHOT);
+    context.deliverResponse(
+      request!,
+      context.fetchSnapshotResponse({
+        epoch: 4,
+        leaderId: 1,
+        snapshotId,
+        size: bytes.length,
+        position: 0,
+        bytes,
+      }),
+    );
+    await context.poll();
+    expect([context.log.startOffset(), context.log.endOffset(), context.log.lastFetchedEpoch()]).toEqual([
+      3, 3, 1,
+    ]);
+  });
+});

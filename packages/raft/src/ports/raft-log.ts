@@ -1,0 +1,141 @@
+/**
+ * The RaftLog port: the replicated log as the raft core sees it. Implemented by `@kraft/log`
+ * (`RaftLog` over segments on a FileSystem) and by `MockLog` in `@kraft/raft/testing`. The raft
+ * core may not import `@kraft/log` (only `src/io/` may), so this file is the contract: the log's
+ * class must satisfy it structurally.
+ *
+ * Everything here is synchronous (page-cache writes, positional reads) except `flush()`: the
+ * core never awaits; the driver flushes and reports `client.onLogFlushed(offset, nowMs)`.
+ * Offsets and epochs are safe-integer numbers. Errors are typed KRaftError subclasses.
+ */
+import type { MemoryRecords, Records } from '@kraft/records';
+
+/** Which prefix of the log a read may see: up to the high watermark, or up to the log end. */
+export type Isolation = 'committed' | 'uncommitted';
+
+/** An (offset, epoch) pair. Snapshot ids use it too: the offset is exclusive (the end offset). */
+export interface OffsetAndEpoch {
+  readonly offset: number;
+  readonly epoch: number;
+}
+
+/**
+ * Orders by epoch first, then offset (Kafka's `OffsetAndEpoch.compareTo`): the comparison that
+ * decides whether a candidate's log is at least as up to date as ours.
+ */
+export function compareOffsetAndEpoch(left: OffsetAndEpoch, right: OffsetAndEpoch): number {
+  if (left.epoch !== right.epoch) return left.epoch < right.epoch ? -1 : 1;
+  if (left.offset !== right.offset) return left.offset < right.offset ? -1 : 1;
+  return 0;
+}
+
+export interface LogAppendInfo {
+  readonly firstOffset: number;
+  readonly lastOffset: number;
+}
+
+/** A physical position hint: the segment holding `offset` and the byte position inside it. */
+export interface LogOffsetMetadata {
+  readonly offset: number;
+  readonly segmentBaseOffset: number;
+  readonly relativePositionBytes: number;
+}
+
+export interface LogFetchInfo {
+  readonly records: Records;
+  readonly startOffsetMetadata: LogOffsetMetadata;
+}
+
+/** Result of checking a follower's (fetchOffset, lastFetchedEpoch) against the leader's log. */
+export type ValidOffsetAndEpoch =
+  | { readonly kind: 'valid' }
+  | { readonly kind: 'diverging'; readonly offsetAndEpoch: OffsetAndEpoch }
+  | { readonly kind: 'snapshot'; readonly offsetAndEpoch: OffsetAndEpoch };
+
+export interface RawSnapshotWriter {
+  readonly snapshotId: OffsetAndEpoch;
+  sizeInBytes(): number;
+  /** Appends whole batches (the typed SnapshotWriter's path). */
+  append(records: MemoryRecords): void;
+  /** Appends raw bytes at the current position (FetchSnapshot chunks are not batch aligned). */
+  appendUnaligned(bytes: Buffer): void;
+  isFrozen(): boolean;
+  /**
+   * fsync, atomic rename `.part` → `.checkpoint`, directory fsync (synchronous). On return the
+   * snapshot is registered with its log (`readSnapshot`/`latestSnapshotId` see it): the log
+   * wires its own `onSnapshotFrozen` into the writers it creates, so callers never call it.
+   */
+  freeze(): void;
+  /** Abandons an unfrozen snapshot (deletes the `.part`); a no-op after freeze. */
+  close(): void;
+}
+
+export interface RawSnapshotReader {
+  readonly snapshotId: OffsetAndEpoch;
+  sizeInBytes(): number;
+  /** The whole snapshot (a FileRecords in `@kraft/log`; in-memory logs may return MemoryRecords). */
+  records(): Records;
+  /**
+   * An unaligned chunk for FetchSnapshot: exactly `min(size, sizeInBytes() - position)` bytes
+   * (the bytes, not whole batches).
+   */
+  slice(position: number, size: number): Records;
+  close(): void;
+}
+
+export interface RaftLog {
+  /** Assigns offsets from `endOffset()` and stamps `epoch` as the partition leader epoch. */
+  appendAsLeader(records: MemoryRecords, epoch: number): LogAppendInfo;
+  /** Appends batches that already carry offsets; they must start at `endOffset()`. */
+  appendAsFollower(records: Records, epoch: number): LogAppendInfo;
+  /**
+   * At least one whole batch when data exists at `startOffset`. A committed read ends exactly at
+   * the high watermark's byte position (never past it, KAFKA-20841).
+   */
+  read(startOffset: number, isolation: Isolation, maxSizeBytes?: number): LogFetchInfo;
+  startOffset(): number;
+  /** The log end offset: the next offset to assign. */
+  endOffset(): number;
+  highWatermark(): number;
+  /** Monotonic; clamps to `endOffset()`. */
+  updateHighWatermark(offset: number): void;
+  /** Epoch of the last batch, else the latest snapshot's epoch, else 0. */
+  lastFetchedEpoch(): number;
+  /** The end offset of `epoch` (start of the next higher epoch) and the largest epoch ≤ `epoch`. */
+  endOffsetForEpoch(epoch: number): OffsetAndEpoch;
+  validateOffsetAndEpoch(offset: number, epoch: number): ValidOffsetAndEpoch;
+  /** Never below the high watermark (typed error); lowers `lastFlushedOffset()` if needed. */
+  truncateTo(offset: number): void;
+  /** After a fetched snapshot: resets the log to start at the latest snapshot. */
+  truncateToLatestSnapshot(): boolean;
+  initializeLeaderEpoch(epoch: number): void;
+  /** Asynchronous fdatasync of everything appended so far; resolves to the durable end offset. */
+  flush(): Promise<number>;
+  /** The end offset known durable: every offset below it survives a crash. */
+  lastFlushedOffset(): number;
+  /**
+   * A writer for a snapshot of the committed log ending at `snapshotId.offset` (exclusive).
+   * `undefined` if the snapshot already exists or is below the log start; a typed error when the
+   * id is above the high watermark, does not match the log's epochs, or is not batch aligned.
+   */
+  createNewSnapshot(snapshotId: OffsetAndEpoch): RawSnapshotWriter | undefined;
+  /**
+   * A writer without the log checks, for a snapshot fetched from the leader (FetchSnapshot): the
+   * follower's log is behind it by definition. `undefined` if that snapshot already exists.
+   */
+  createNewSnapshotUnchecked(snapshotId: OffsetAndEpoch): RawSnapshotWriter | undefined;
+  /**
+   * The frozen snapshot's reader. The log owns it (it may cache and share it, and closes it when
+   * the snapshot is deleted): callers never close it.
+   */
+  readSnapshot(snapshotId: OffsetAndEpoch): RawSnapshotReader | undefined;
+  latestSnapshotId(): OffsetAndEpoch | undefined;
+  earliestSnapshotId(): OffsetAndEpoch | undefined;
+  onSnapshotFrozen(snapshotId: OffsetAndEpoch): void;
+  /** Advances the log start to the snapshot, dropping segments and older snapshots below it. */
+  deleteBeforeSnapshot(snapshotId: OffsetAndEpoch): boolean;
+  /** Retention by `metadata.max.retention.bytes/.ms`. */
+  maybeClean(nowMs: number): boolean;
+  /** Flush + clean-shutdown marker. */
+  close(): void;
+}

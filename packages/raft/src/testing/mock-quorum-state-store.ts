@@ -1,0 +1,32 @@
+import type {
+  QuorumStateData,
+  QuorumStateDataVersion,
+  QuorumStateStore,
+} from '../ports/quorum-state-store.js';
+
+/** An in-memory QuorumStateStore that keeps every write, for assertions. */
+export class MockQuorumStateStore implements QuorumStateStore {
+  private current: QuorumStateData | undefined;
+  readonly writes: { data: QuorumStateData; dataVersion: QuorumStateDataVersion }[] = [];
+
+  constructor(initial?: QuorumStateData) {
+    this.current = initial;
+  }
+
+  readElectionState(): QuorumStateData | undefined {
+    return this.current;
+  }
+
+  writeElectionState(data: QuorumStateData, dataVersion: QuorumStateDataVersion): void {
+    this.current = data;
+    this.writes.push({ data, dataVersion });
+  }
+
+  clear(): void {
+    this.current = undefined;
+  }
+
+  path(): string {
+    return 'memory:quorum-state';
+  }
+}

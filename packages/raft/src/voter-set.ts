@@ -1,0 +1,177 @@
+import { Uuid } from '@kraft/protocol';
+import { Endpoints } from './endpoints.js';
+import { InvalidConfigurationError } from './errors/invalid-configuration-error.js';
+import { ReplicaKey } from './replica-key.js';
+
+/** The kraft.version range a voter supports (kraft.version 0 = static voters, 1 = KIP-853). */
+export interface SupportedVersionRange {
+  readonly minVersion: number;
+  readonly maxVersion: number;
+}
+
+export interface VoterNode {
+  readonly voterKey: ReplicaKey;
+  readonly listeners: Endpoints;
+  readonly supportedKRaftVersion: SupportedVersionRange;
+}
+
+/** The listener name static voters are reached on when the config does not say otherwise. */
+export const DEFAULT_CONTROLLER_LISTENER_NAME = 'CONTROLLER';
+
+const STATIC_VOTER_VERSIONS: SupportedVersionRange = Object.freeze({ minVersion: 0, maxVersion: 0 });
+
+/**
+ * The voters of the quorum: id → (voter key, endpoints, supported kraft.version). Immutable; the
+ * mutators return new sets, ready for KIP-853 (dynamic voters come later). Ids iterate sorted so
+ * every node enumerates voters in the same order.
+ */
+export class VoterSet {
+  private readonly voters: ReadonlyMap<number, VoterNode>;
+
+  private constructor(voters: ReadonlyMap<number, VoterNode>) {
+    this.voters = voters;
+  }
+
+  static fromNodes(nodes: Iterable<VoterNode>): VoterSet {
+    const sorted = [...nodes].sort((left, right) => left.voterKey.id - right.voterKey.id);
+    const map = new Map<number, VoterNode>();
+    for (const node of sorted) {
+      if (map.has(node.voterKey.id)) {
+        throw new InvalidConfigurationError(`voter ${node.voterKey.id} is listed twice`);
+      }
+      map.set(node.voterKey.id, node);
+    }
+    return new VoterSet(map);
+  }
+
+  /**
+   * Parses `controller.quorum.voters`: a comma-separated list of `id@host:port`, optionally
+   * `id@host:port:directoryId` (the `--initial-controllers` form). IPv6 hosts go in brackets.
+   */
+  static fromQuorumVotersConfig(config: string, listenerName = DEFAULT_CONTROLLER_LISTENER_NAME): VoterSet {
+    const entries = config
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry.length > 0);
+    return VoterSet.fromNodes(entries.map((entry) => parseStaticVoter(entry, listenerName)));
+  }
+
+  /** Voters with the given ids and no endpoints (tests and simulations route by id). */
+  static fromIds(ids: Iterable<number>): VoterSet {
+    return VoterSet.fromNodes(
+      [...ids].map((id) => ({
+        voterKey: ReplicaKey.of(id),
+        listeners: Endpoints.EMPTY,
+        supportedKRaftVersion: STATIC_VOTER_VERSIONS,
+      })),
+    );
+  }
+
+  voterIds(): number[] {
+    return [...this.voters.keys()];
+  }
+
+  voterKeys(): ReplicaKey[] {
+    return [...this.voters.values()].map((node) => node.voterKey);
+  }
+
+  voterNodes(): VoterNode[] {
+    return [...this.voters.values()];
+  }
+
+  size(): number {
+    return this.voters.size;
+  }
+
+  /** The smallest number of voters that is a majority. */
+  majoritySize(): number {
+    return Math.floor(this.voters.size / 2) + 1;
+  }
+
+  isVoterId(id: number): boolean {
+    return this.voters.has(id);
+  }
+
+  /** True when `key` matches a voter under the ReplicaKey rule (directory ids may be unknown). */
+  isVoter(key: ReplicaKey): boolean {
+    const node = this.voters.get(key.id);
+    return node?.voterKey.matches(key) === true;
+  }
+
+  /** True when the node is the only voter. */
+  isOnlyVoter(key: ReplicaKey): boolean {
+    return this.voters.size === 1 && this.isVoter(key);
+  }
+
+  voterNode(id: number): VoterNode | undefined {
+    return this.voters.get(id);
+  }
+
+  listeners(id: number): Endpoints {
+    return this.voters.get(id)?.listeners ?? Endpoints.EMPTY;
+  }
+
+  addVoter(node: VoterNode): VoterSet | undefined {
+    if (this.voters.has(node.voterKey.id)) return undefined;
+    return VoterSet.fromNodes([...this.voters.values(), node]);
+  }
+
+  removeVoter(key: ReplicaKey): VoterSet | undefined {
+    const existing = this.voters.get(key.id);
+    if (existing === undefined || !existing.voterKey.matches(key)) return undefined;
+    return VoterSet.fromNodes([...this.voters.values()].filter((node) => node.voterKey.id !== key.id));
+  }
+
+  /** True when every majority of this set overlaps every majority of `other` (one change at a time). */
+  hasOverlappingMajority(other: VoterSet): boolean {
+    const ours = new Set(this.voterIds());
+    const theirs = new Set(other.voterIds());
+    let symmetricDifference = 0;
+    for (const id of ours) if (!theirs.has(id)) symmetricDifference += 1;
+    for (const id of theirs) if (!ours.has(id)) symmetricDifference += 1;
+    return symmetricDifference <= 1;
+  }
+}
+
+function parseStaticVoter(entry: string, listenerName: string): VoterNode {
+  const at = entry.indexOf('@');
+  if (at <= 0) throw new InvalidConfigurationError(`voter '${entry}' is not of the form id@host:port`);
+  const idText = entry.slice(0, at);
+  const id = Number(idText);
+  if (!/^\d+$/.test(idText) || !Number.isSafeInteger(id) || id > 0x7fffffff) {
+    throw new InvalidConfigurationError(`voter '${entry}' has an invalid id '${idText}'`);
+  }
+  const { host, rest } = splitHost(entry.slice(at + 1), entry);
+  const [portText, directoryText, ...extra] = rest.split(':');
+  const port = Number(portText);
+  if (portText === undefined || !/^\d+$/.test(portText) || port < 0 || port > 65_535 || extra.length > 0) {
+    throw new InvalidConfigurationError(`voter '${entry}' has an invalid port`);
+  }
+  let directoryId: Uuid | undefined;
+  if (directoryText !== undefined) {
+    try {
+      directoryId = Uuid.fromString(directoryText);
+    } catch (error) {
+      throw new InvalidConfigurationError(`voter '${entry}' has an invalid directory id: ${String(error)}`);
+    }
+  }
+  return {
+    voterKey: ReplicaKey.of(id, directoryId),
+    listeners: Endpoints.fromEntries([[listenerName, { host, port }]]),
+    supportedKRaftVersion:
+      directoryId === undefined ? STATIC_VOTER_VERSIONS : { minVersion: 0, maxVersion: 1 },
+  };
+}
+
+function splitHost(text: string, entry: string): { host: string; rest: string } {
+  if (text.startsWith('[')) {
+    const close = text.indexOf(']');
+    if (close < 0 || text[close + 1] !== ':') {
+      throw new InvalidConfigurationError(`voter '${entry}' has an invalid IPv6 host`);
+    }
+    return { host: text.slice(1, close), rest: text.slice(close + 2) };
+  }
+  const colon = text.indexOf(':');
+  if (colon <= 0) throw new InvalidConfigurationError(`voter '${entry}' is not of the form id@host:port`);
+  return { host: text.slice(0, colon), rest: text.slice(colon + 1) };
+}

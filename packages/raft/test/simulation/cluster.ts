@@ -1,0 +1,726 @@
+import { DescribeQuorumRequest, type DescribeQuorumResponseData } from '@kraft/protocol';
+import { type CrashMode, MemoryFileSystem } from '@kraft/records';
+import { FileQuorumStateStore } from '../../src/io/file-quorum-state-store.js';
+import type { InboundRequest, InboundResponse } from '../../src/ports/network-channel.js';
+import type {
+  QuorumStateData,
+  QuorumStateDataVersion,
+  QuorumStateStore,
+} from '../../src/ports/quorum-state-store.js';
+import type { RaftLog } from '../../src/ports/raft-log.js';
+import { CommittedHistory } from './committed-history.js';
+import { EventScheduler, type SimulationEvent } from './event-scheduler.js';
+import { ALL_INVARIANTS, InvariantChecker, type NodeView, type RunningNodeView } from './invariants.js';
+import {
+  ADMIN_CLIENT_ID,
+  type MessageCodec,
+  MessageRouter,
+  type RouterEndpoint,
+  type SimulatedNetworkChannel,
+} from './message-router.js';
+import {
+  createSimulatedClient,
+  openSimulatedLog,
+  type Sabotage,
+  type SimulatedClient,
+  type SimulationRaftConfig,
+} from './node-factory.js';
+import { protocolCodec } from './protocol-codec.js';
+import { encodeValue, ReplicatedCounter } from './replicated-counter.js';
+import type { SimulationRandom } from './simulation-random.js';
+import { Trace } from './trace.js';
+
+/** `metadata.log.dir`; the log lives in its `__cluster_metadata-0` directory, as in Kafka. */
+export const METADATA_LOG_DIRECTORY = '/kraft';
+const PARTITION_DIRECTORY = `${METADATA_LOG_DIRECTORY}/__cluster_metadata-0`;
+const QUORUM_STATE_PATH = `${PARTITION_DIRECTORY}/quorum-state`;
+
+export interface ClusterOptions {
+  readonly voters: number;
+  readonly observers: number;
+  readonly random: SimulationRandom;
+  readonly raftConfig: SimulationRaftConfig;
+  /** Encode and decode every message through @kraft/protocol. */
+  readonly roundTripMessages: boolean;
+  /** A bug planted in every node's log, to prove the invariants catch it (never in the tiers). */
+  readonly sabotage?: Sabotage;
+  /** Values applied between two snapshots of each node's state machine. */
+  readonly snapshotEveryRecords: number;
+  readonly maxEvents: number;
+  readonly keepTraceLines?: number;
+}
+
+/** Faults applied at the edges (disk and timers); the network's live in the router. */
+export interface EdgeFaults {
+  /** Extra random delay added to every poll wake-up (timer and clock jitter). */
+  timerJitterMs: number;
+  /** A flush completes after a random delay in [0, flushDelayMaxMs]. */
+  flushDelayMaxMs: number;
+}
+
+const DESCRIBE_QUORUM = 55;
+
+/** Most uncommitted offsets in the leader's log before the workload holds back. */
+const MAX_UNCOMMITTED_OFFSETS = 200;
+
+/** The top frames of an error's stack, for failure reports. */
+function stackOf(error: unknown): string | undefined {
+  if (!(error instanceof Error) || error.stack === undefined) return undefined;
+  return error.stack.split('\n').slice(1, 9).join('\n');
+}
+
+/** The durable election writes of one node, observed on their way to its disk. */
+class ObservedQuorumStateStore implements QuorumStateStore {
+  constructor(
+    private readonly store: QuorumStateStore,
+    private readonly onWrite: (data: QuorumStateData) => void,
+  ) {}
+
+  readElectionState(): QuorumStateData | undefined {
+    return this.store.readElectionState();
+  }
+
+  writeElectionState(data: QuorumStateData, dataVersion: QuorumStateDataVersion): void {
+    this.onWrite(data);
+    this.store.writeElectionState(data, dataVersion);
+  }
+
+  clear(): void {
+    this.store.clear();
+  }
+
+  path(): string {
+    return this.store.path();
+  }
+}
+
+/** One process incarnation of a node. */
+class RunningNode implements RunningNodeView, RouterEndpoint {
+  pollEvent: SimulationEvent | undefined;
+  flushScheduled = false;
+  shutdownDeadlineMs: number | undefined;
+
+  constructor(
+    readonly nodeId: number,
+    readonly incarnation: number,
+    readonly log: RaftLog,
+    readonly client: SimulatedClient,
+    readonly counter: ReplicatedCounter,
+    readonly channel: SimulatedNetworkChannel,
+    private readonly cluster: Cluster,
+  ) {}
+
+  isLeader(): boolean {
+    return this.client.isLeader();
+  }
+
+  epoch(): number {
+    return this.client.leaderAndEpoch().epoch;
+  }
+
+  highWatermark(): number | undefined {
+    return this.client.highWatermark();
+  }
+
+  receiveRequest(request: InboundRequest): void {
+    this.cluster.onNodeCall(this, () => this.client.handleRequest(request, this.cluster.nowMs()));
+  }
+
+  receiveResponse(response: InboundResponse): void {
+    this.cluster.onNodeCall(this, () => this.client.handleResponse(response, this.cluster.nowMs()));
+  }
+}
+
+/** A node across restarts: its disk (MemoryFileSystem) and its random stream persist. */
+export class SimulatedNode implements NodeView {
+  fileSystem = new MemoryFileSystem();
+  incarnation = 0;
+  current: RunningNode | undefined;
+  private durableEnd = 0;
+
+  constructor(
+    readonly nodeId: number,
+    readonly isVoter: boolean,
+    readonly random: SimulationRandom,
+  ) {
+    this.fileSystem.mkdir(PARTITION_DIRECTORY);
+  }
+
+  running(): RunningNodeView | undefined {
+    return this.current;
+  }
+
+  durableEndOffset(): number {
+    return this.current === undefined ? this.durableEnd : this.current.log.lastFlushedOffset();
+  }
+
+  /** @internal the cluster records the durable end when the process goes away. */
+  setDurableEnd(offset: number): void {
+    this.durableEnd = offset;
+  }
+}
+
+/**
+ * A simulated KRaft cluster: real `KafkaRaftClient`s over the real log on MemoryFileSystem and
+ * FileQuorumStateStore, connected by the router, driven by the scheduler, with a workload,
+ * state machines, and the invariants checked after every event.
+ */
+export class Cluster {
+  readonly scheduler = new EventScheduler();
+  readonly trace: Trace;
+  readonly history = new CommittedHistory();
+  readonly router: MessageRouter;
+  readonly checker: InvariantChecker;
+  readonly nodes: SimulatedNode[] = [];
+  readonly violations: string[] = [];
+  readonly edgeFaults: EdgeFaults = { timerJitterMs: 0, flushDelayMaxMs: 2 };
+  readonly voterIds: number[];
+  events = 0;
+  /** Simulated power losses (R4's crash points). */
+  crashes = 0;
+  /** Workload bookkeeping. */
+  private nextValue = 1;
+  private readonly pending = new Map<number, number>();
+  /** Values awaiting commit at each offset: leaders of different epochs may reuse an offset. */
+  private readonly pendingByOffset = new Map<number, number[]>();
+  readonly acked = new Map<number, number>();
+  appendsRejected = 0;
+  appendsThrottled = 0;
+  appendsFailed = 0;
+  private workload: SimulationEvent | undefined;
+  private workloadIntervalMs = 10;
+  /** After the first leader, no other leader or higher epoch may be persisted (StableLeadership). */
+  private stableLeadership: { epoch: number } | 'armed' | undefined;
+  private nextAdminCorrelationId = 1;
+  private readonly describeQuorumExpectations = new Map<number, { leaderId: number; epoch: number }>();
+
+  constructor(readonly options: ClusterOptions) {
+    this.trace = new Trace(options.keepTraceLines ?? 4000);
+    const codec = options.roundTripMessages ? this.checkedCodec(protocolCodec) : undefined;
+    this.router = new MessageRouter(
+      this.scheduler,
+      options.random.fork(),
+      this.trace,
+      options.raftConfig.quorum.requestTimeoutMs,
+      codec,
+    );
+    this.checker = new InvariantChecker(
+      this.history,
+      (violation) => this.violation(violation),
+      ALL_INVARIANTS,
+    );
+    this.voterIds = Array.from({ length: options.voters }, (_, index) => index);
+    for (let nodeId = 0; nodeId < options.voters + options.observers; nodeId += 1) {
+      this.nodes.push(new SimulatedNode(nodeId, nodeId < options.voters, options.random.fork()));
+    }
+  }
+
+  nowMs(): number {
+    return this.scheduler.nowMs();
+  }
+
+  nodeIds(): number[] {
+    return this.nodes.map((node) => node.nodeId);
+  }
+
+  node(nodeId: number): SimulatedNode {
+    const node = this.nodes[nodeId];
+    if (node === undefined) throw new Error(`no node ${nodeId}`);
+    return node;
+  }
+
+  /**
+   * Records a violation. `detail` (a stack) goes to the report only, not to the trace, so trace
+   * hashes do not depend on where the code lives.
+   */
+  violation(message: string, detail?: string): void {
+    if (this.violations.length < 50) {
+      this.violations.push(`t=${this.nowMs()} ${message}${detail === undefined ? '' : `\n${detail}`}`);
+    }
+    this.trace.record(this.nowMs(), `VIOLATION ${message}`);
+  }
+
+  private checkedCodec(codec: MessageCodec): MessageCodec {
+    const guard = (
+      kind: string,
+      apiKey: number,
+      apiVersion: number,
+      data: unknown,
+      run: () => unknown,
+    ): unknown => {
+      try {
+        return run();
+      } catch (error) {
+        this.violation(`${kind} api ${apiKey} v${apiVersion} does not round-trip: ${String(error)}`);
+        return data;
+      }
+    };
+    return {
+      roundTripRequest: (apiKey, apiVersion, data) =>
+        guard('request', apiKey, apiVersion, data, () => codec.roundTripRequest(apiKey, apiVersion, data)),
+      roundTripResponse: (apiKey, apiVersion, data) =>
+        guard('response', apiKey, apiVersion, data, () => codec.roundTripResponse(apiKey, apiVersion, data)),
+    };
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  start(nodeId: number): void {
+    const node = this.node(nodeId);
+    if (node.current !== undefined) return;
+    node.incarnation += 1;
+    const nowMs = this.nowMs();
+    try {
+      this.startProcess(node, nowMs);
+    } catch (error) {
+      const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      this.violation(`node ${nodeId} failed to start: ${detail}`, stackOf(error));
+      node.current = undefined;
+    }
+  }
+
+  private startProcess(node: SimulatedNode, nowMs: number): void {
+    const nodeId = node.nodeId;
+    const log = openSimulatedLog(
+      node.fileSystem,
+      METADATA_LOG_DIRECTORY,
+      this.options.raftConfig.log,
+      () => this.nowMs(),
+      this.options.sabotage,
+    );
+    if (this.checker.selection.durableFlush && log.endOffset() < node.durableEndOffset()) {
+      this.violation(
+        `node ${nodeId} recovered its log to ${log.endOffset()} below the flushed offset ${node.durableEndOffset()}`,
+      );
+    }
+    const store = new ObservedQuorumStateStore(
+      new FileQuorumStateStore({ fileSystem: node.fileSystem, path: QUORUM_STATE_PATH }),
+      (data) => this.onPersistedElection(nodeId, data),
+    );
+    const channel = this.router.channelFor(nodeId, node.incarnation);
+    let running: RunningNode | undefined;
+    const counter = new ReplicatedCounter(
+      {
+        nodeId,
+        isLeader: () => running?.client.isLeader() ?? false,
+        highWatermark: () => running?.client.highWatermark(),
+        createSnapshot: (snapshotId) => running?.client.createSnapshot(snapshotId, this.nowMs()),
+        committed: (value, offset) => this.onCommitted(value, offset),
+        violation: (message) => this.violation(message),
+        trace: (line) => this.trace.record(this.nowMs(), line),
+      },
+      this.history,
+      this.options.snapshotEveryRecords,
+    );
+    const client = createSimulatedClient({
+      nodeId,
+      voterIds: this.voterIds,
+      log,
+      store,
+      channel,
+      random: node.random.fork(),
+      config: this.options.raftConfig,
+      nowMs,
+    });
+    running = new RunningNode(nodeId, node.incarnation, log, client, counter, channel, this);
+    client.register(counter);
+    node.current = running;
+    this.router.attach(running);
+    this.trace.record(
+      nowMs,
+      `start node ${nodeId} incarnation ${node.incarnation} log ${log.startOffset()}..${log.endOffset()}`,
+    );
+    this.requestPoll(running, nowMs);
+  }
+
+  /** Power loss: the process dies and every unsynced byte is lost (or torn, or garbled). */
+  crash(nodeId: number, mode: CrashMode = 'drop-unsynced'): void {
+    const node = this.node(nodeId);
+    const running = node.current;
+    if (running !== undefined) node.setDurableEnd(running.log.lastFlushedOffset());
+    this.stopProcess(node);
+    node.fileSystem.crash({ mode, random: () => node.random.nextDouble() });
+    this.crashes += 1;
+    this.trace.record(this.nowMs(), `crash node ${nodeId} ${mode}`);
+  }
+
+  /** Crash and lose the whole disk: log, snapshots and quorum state. */
+  wipe(nodeId: number): void {
+    const node = this.node(nodeId);
+    this.stopProcess(node);
+    node.fileSystem = new MemoryFileSystem();
+    node.fileSystem.mkdir(PARTITION_DIRECTORY);
+    node.setDurableEnd(0);
+    this.checker.onDiskWiped(nodeId);
+    this.trace.record(this.nowMs(), `wipe node ${nodeId}`);
+  }
+
+  /** Begins a graceful shutdown; the node stops once the client says so (or at the timeout). */
+  shutdown(nodeId: number, timeoutMs: number): void {
+    const running = this.node(nodeId).current;
+    if (running === undefined || running.shutdownDeadlineMs !== undefined) return;
+    running.shutdownDeadlineMs = this.nowMs() + timeoutMs;
+    this.trace.record(this.nowMs(), `shutdown node ${nodeId}`);
+    this.onNodeCall(running, () => running.client.shutdown(timeoutMs, this.nowMs()));
+    this.requestPoll(running, this.nowMs());
+  }
+
+  isRunning(nodeId: number): boolean {
+    return this.node(nodeId).current !== undefined;
+  }
+
+  private stopProcess(node: SimulatedNode): void {
+    const running = node.current;
+    if (running === undefined) return;
+    if (running.pollEvent !== undefined) running.pollEvent.cancelled = true;
+    node.current = undefined;
+    this.router.detach(node.nodeId);
+  }
+
+  private finishShutdown(running: RunningNode): void {
+    const node = this.node(running.nodeId);
+    try {
+      running.log.close();
+    } catch (error) {
+      this.violation(`node ${running.nodeId} failed to close its log: ${String(error)}`);
+    }
+    node.setDurableEnd(running.log.lastFlushedOffset());
+    this.stopProcess(node);
+    this.trace.record(this.nowMs(), `stopped node ${running.nodeId}`);
+    if (this.restartStoppedNodes) {
+      this.scheduler.schedule(10, `restart ${running.nodeId}`, () => this.start(running.nodeId));
+    }
+  }
+
+  // ---------------------------------------------------------------- driving the nodes
+
+  /** Runs a call into a node's client; an exception kills that node (as in a real process). */
+  onNodeCall(running: RunningNode, call: () => void): void {
+    if (this.node(running.nodeId).current !== running) return;
+    try {
+      call();
+    } catch (error) {
+      const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      this.violation(`node ${running.nodeId} threw ${detail}`, stackOf(error));
+      this.crash(running.nodeId);
+      return;
+    }
+    this.requestPoll(running, this.nowMs());
+  }
+
+  /** Makes sure the node polls no later than `atMs`. */
+  requestPoll(running: RunningNode, atMs: number): void {
+    const scheduled = running.pollEvent;
+    if (scheduled !== undefined && !scheduled.cancelled && scheduled.atMs <= atMs) return;
+    if (scheduled !== undefined) scheduled.cancelled = true;
+    running.pollEvent = this.scheduler.scheduleAt(atMs, `poll ${running.nodeId}`, () => this.poll(running));
+  }
+
+  private poll(running: RunningNode): void {
+    running.pollEvent = undefined;
+    if (this.node(running.nodeId).current !== running) return;
+    const nowMs = this.nowMs();
+    let deadlineMs: number;
+    try {
+      deadlineMs = running.client.poll(nowMs);
+    } catch (error) {
+      const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      this.violation(`node ${running.nodeId} poll threw ${detail}`, stackOf(error));
+      this.crash(running.nodeId);
+      return;
+    }
+    if (running.shutdownDeadlineMs !== undefined) {
+      if (running.client.isShutdownComplete() || nowMs >= running.shutdownDeadlineMs) {
+        this.finishShutdown(running);
+        return;
+      }
+      deadlineMs = Math.min(deadlineMs, running.shutdownDeadlineMs);
+    }
+    this.maybeScheduleFlush(running);
+    // The core asks for an immediate poll while data awaits a flush; with the flush already
+    // scheduled, poll again soon rather than spin until it completes.
+    if (deadlineMs <= nowMs && running.flushScheduled) deadlineMs = nowMs + 5;
+    const jitterMs =
+      this.edgeFaults.timerJitterMs > 0
+        ? this.node(running.nodeId).random.nextInt(this.edgeFaults.timerJitterMs + 1)
+        : 0;
+    const nextMs = Math.min(Math.max(deadlineMs, nowMs + 1), nowMs + 10_000) + jitterMs;
+    this.requestPoll(running, nextMs);
+  }
+
+  /** The driver's background flush: durable after a random delay, then reported to the core. */
+  private maybeScheduleFlush(running: RunningNode): void {
+    if (running.flushScheduled || running.log.lastFlushedOffset() >= running.log.endOffset()) return;
+    running.flushScheduled = true;
+    const node = this.node(running.nodeId);
+    const delayMs =
+      this.edgeFaults.flushDelayMaxMs > 0 ? node.random.nextInt(this.edgeFaults.flushDelayMaxMs + 1) : 0;
+    this.scheduler.schedule(delayMs, `flush ${running.nodeId}`, async () => {
+      if (node.current !== running) return;
+      let offset: number;
+      try {
+        offset = await running.log.flush();
+      } catch (error) {
+        this.violation(`node ${running.nodeId} flush failed: ${String(error)}`, stackOf(error));
+        this.crash(running.nodeId);
+        return;
+      }
+      running.flushScheduled = false;
+      if (node.current !== running) return;
+      this.onNodeCall(running, () => running.client.onLogFlushed(offset, this.nowMs()));
+    });
+  }
+
+  // ---------------------------------------------------------------- workload
+
+  /** Appends one value through the current leader every `intervalMs` (until stopped). */
+  startWorkload(intervalMs: number): void {
+    this.workloadIntervalMs = intervalMs;
+    if (this.workload !== undefined) return;
+    const tick = (): void => {
+      this.appendOne();
+      this.workload = this.scheduler.schedule(
+        this.options.random.between(1, this.workloadIntervalMs * 2),
+        'append',
+        tick,
+      );
+    };
+    this.workload = this.scheduler.schedule(this.workloadIntervalMs, 'append', tick);
+  }
+
+  stopWorkload(): void {
+    if (this.workload !== undefined) this.workload.cancelled = true;
+    this.workload = undefined;
+  }
+
+  /** The running leader with the highest epoch. */
+  leader(): RunningNode | undefined {
+    let best: RunningNode | undefined;
+    for (const node of this.nodes) {
+      const running = node.current;
+      if (running === undefined || running.shutdownDeadlineMs !== undefined || !running.isLeader()) continue;
+      if (best === undefined || running.epoch() > best.epoch()) best = running;
+    }
+    return best;
+  }
+
+  private appendOne(): void {
+    const leader = this.leader();
+    if (leader === undefined) return;
+    // A real client bounds what it has outstanding (TARGETS §4.6); an unbounded backlog would
+    // turn every catch-up into a liveness failure that says nothing about raft.
+    if (leader.log.endOffset() - leader.log.highWatermark() >= MAX_UNCOMMITTED_OFFSETS) {
+      this.appendsThrottled += 1;
+      return;
+    }
+    const value = this.nextValue;
+    this.nextValue += 1;
+    let offset: number;
+    try {
+      offset = leader.client.scheduleAppend(leader.epoch(), [encodeValue(value)]);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code === 'NOT_LEADER' || code === 'BATCH_ACCUMULATOR_FULL') {
+        this.appendsRejected += 1;
+        return;
+      }
+      this.violation(`node ${leader.nodeId} append threw ${String(error)}`, stackOf(error));
+      return;
+    }
+    this.pending.set(value, offset);
+    const atOffset = this.pendingByOffset.get(offset);
+    if (atOffset === undefined) this.pendingByOffset.set(offset, [value]);
+    else atOffset.push(value);
+    this.trace.record(this.nowMs(), `append ${value} at ${offset} via ${leader.nodeId}`);
+    this.requestPoll(leader, this.nowMs());
+  }
+
+  private onCommitted(value: number, offset: number): void {
+    const ackedAt = this.acked.get(value);
+    if (ackedAt !== undefined) {
+      if (ackedAt !== offset)
+        this.violation(`value ${value} committed at ${offset} after being acked at ${ackedAt}`);
+      return;
+    }
+    const expected = this.pending.get(value);
+    if (expected !== undefined && expected !== offset) {
+      this.violation(`value ${value} committed at ${offset} but the leader assigned it ${expected}`);
+    }
+    this.pending.delete(value);
+    this.acked.set(value, offset);
+    // Every other value appended at this offset lost: the offset now holds `value` for good.
+    for (const displaced of this.pendingByOffset.get(offset) ?? []) {
+      if (displaced !== value && this.pending.delete(displaced)) this.appendsFailed += 1;
+    }
+    this.pendingByOffset.delete(offset);
+  }
+
+  /** After healing, a node that finishes a graceful shutdown comes straight back. */
+  restartStoppedNodes = false;
+  /** Set once every node converged on one committed state after healing. */
+  converged = false;
+
+  /**
+   * Appended values neither committed nor known lost. After convergence none remain: every
+   * offset a pending value could take is settled (the log ends at the high watermark everywhere).
+   */
+  indeterminateValues(): number {
+    return this.converged ? 0 : this.pending.size;
+  }
+
+  // ---------------------------------------------------------------- DescribeQuorum
+
+  /** Asks the leader to describe the quorum every `intervalMs`, as an admin client would. */
+  startDescribeQuorumProbe(intervalMs: number): void {
+    this.router.adminResponses = (responderId, request, data) =>
+      this.checkDescribeQuorum(responderId, request, data);
+    const tick = (): void => {
+      const leader = this.leader();
+      if (leader !== undefined) {
+        const request: InboundRequest = {
+          correlationId: this.nextAdminCorrelationId++,
+          apiKey: DESCRIBE_QUORUM,
+          apiVersion: 2,
+          data: DescribeQuorumRequest.defaults({
+            topics: [{ topicName: '__cluster_metadata', partitions: [{ partitionIndex: 0 }] }],
+          }),
+          createdTimeMs: this.nowMs(),
+          sourceId: ADMIN_CLIENT_ID,
+        };
+        this.describeQuorumExpectations.set(request.correlationId, {
+          leaderId: leader.nodeId,
+          epoch: leader.epoch(),
+        });
+        leader.receiveRequest(request);
+      }
+      this.scheduler.schedule(intervalMs, 'describe-quorum', tick);
+    };
+    this.scheduler.schedule(intervalMs, 'describe-quorum', tick);
+  }
+
+  /** The leader describes itself, its epoch, its high watermark and exactly the static voters. */
+  private checkDescribeQuorum(responderId: number, request: InboundRequest, data: unknown): void {
+    const expected = this.describeQuorumExpectations.get(request.correlationId);
+    this.describeQuorumExpectations.delete(request.correlationId);
+    const running = this.node(responderId).current;
+    if (
+      expected === undefined ||
+      running === undefined ||
+      !running.isLeader() ||
+      running.epoch() !== expected.epoch
+    ) {
+      return; // leadership moved before the answer: nothing to compare
+    }
+    const response = data as DescribeQuorumResponseData;
+    const partition = response.topics[0]?.partitions[0];
+    const problems: string[] = [];
+    if (response.errorCode !== 0 || partition === undefined || partition.errorCode !== 0)
+      problems.push('an error');
+    else {
+      if (partition.leaderId !== responderId) problems.push(`leader ${partition.leaderId}`);
+      if (partition.leaderEpoch !== expected.epoch) problems.push(`epoch ${partition.leaderEpoch}`);
+      const highWatermark = running.highWatermark();
+      if (partition.highWatermark !== BigInt(highWatermark ?? -1))
+        problems.push(`high watermark ${partition.highWatermark}`);
+      const voters = partition.currentVoters
+        .map((voter) => voter.replicaId)
+        .sort((left, right) => left - right);
+      if (voters.join(',') !== this.voterIds.join(',')) problems.push(`voters ${voters.join(',')}`);
+      for (const observer of partition.observers) {
+        if (this.voterIds.includes(observer.replicaId))
+          problems.push(`voter ${observer.replicaId} listed as observer`);
+      }
+      const self = partition.currentVoters.find((voter) => voter.replicaId === responderId);
+      if (self !== undefined && self.logEndOffset > BigInt(running.log.endOffset())) {
+        problems.push(`own log end ${self.logEndOffset} beyond ${running.log.endOffset()}`);
+      }
+    }
+    if (problems.length > 0) {
+      this.violation(
+        `DescribeQuorum from leader ${responderId} (epoch ${expected.epoch}) reports ${problems.join(', ')}`,
+      );
+    }
+  }
+
+  // ---------------------------------------------------------------- stable leadership
+
+  /** From now on the first leader elected must stay the only one (Kafka's StableLeadership). */
+  armStableLeadership(): void {
+    this.stableLeadership = 'armed';
+  }
+
+  private onPersistedElection(nodeId: number, data: QuorumStateData): void {
+    this.trace.record(
+      this.nowMs(),
+      `persist node ${nodeId} epoch ${data.leaderEpoch} leader ${data.leaderId} voted ${data.votedId}`,
+    );
+    this.checker.onPersistedElection(nodeId, data.leaderEpoch, data.leaderId);
+    const stable = this.stableLeadership;
+    if (stable === 'armed' && data.leaderId >= 0) this.stableLeadership = { epoch: data.leaderEpoch };
+    else if (stable !== undefined && stable !== 'armed' && data.leaderEpoch > stable.epoch) {
+      this.violation(
+        `StableLeadership: node ${nodeId} persisted epoch ${data.leaderEpoch} after leadership settled in ${stable.epoch}`,
+      );
+    }
+  }
+
+  // ---------------------------------------------------------------- running
+
+  /**
+   * Runs events until `condition` holds (true) or `timeoutMs` of simulated time pass (false).
+   * Invariants run after every event.
+   */
+  async runUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+    const deadlineMs = this.nowMs() + timeoutMs;
+    for (;;) {
+      if (condition()) return true;
+      if (this.violations.length > 0) return false;
+      if (this.events >= this.options.maxEvents) {
+        this.violation(`event budget of ${this.options.maxEvents} exhausted`);
+        return false;
+      }
+      const nextMs = this.scheduler.peekTimeMs();
+      if (nextMs === undefined || nextMs > deadlineMs) return false;
+      const event = this.scheduler.takeNext();
+      if (event === undefined) return false;
+      await this.runEvent(event);
+    }
+  }
+
+  /** Runs all events for `durationMs` of simulated time. */
+  async runFor(durationMs: number): Promise<void> {
+    await this.runUntil(() => false, durationMs);
+  }
+
+  private async runEvent(event: SimulationEvent): Promise<void> {
+    this.events += 1;
+    this.trace.record(event.atMs, event.description);
+    const result = event.run();
+    if (result !== undefined) await result;
+    this.checker.check(this.nodes);
+  }
+
+  // ---------------------------------------------------------------- observations
+
+  runningNodes(): RunningNode[] {
+    return this.nodes.flatMap((node) => (node.current === undefined ? [] : [node.current]));
+  }
+
+  /** The highest high watermark any running node knows. */
+  maxHighWatermark(): number {
+    return Math.max(0, ...this.runningNodes().map((running) => running.highWatermark() ?? 0));
+  }
+
+  /** Whether every running node (or those listed) has applied up to `offset`. */
+  allApplied(offset: number, nodeIds: readonly number[] = this.nodeIds()): boolean {
+    return nodeIds.every((nodeId) => {
+      const running = this.node(nodeId).current;
+      return running !== undefined && running.counter.appliedOffset() >= offset;
+    });
+  }
+
+  /** Whether every running node's high watermark reached `offset`. */
+  allReached(offset: number, nodeIds: readonly number[] = this.nodeIds()): boolean {
+    return nodeIds.every((nodeId) => (this.node(nodeId).current?.highWatermark() ?? -1) >= offset);
+  }
+}

@@ -1,0 +1,102 @@
+import { Cluster } from './cluster.js';
+import { ALL_INVARIANTS } from './invariants.js';
+import { parseSabotage, type Sabotage, type SimulationRaftConfig } from './node-factory.js';
+import { scenarioForSeed, scenarioNamed } from './scenarios.js';
+import type { SeedOptions, SeedResult } from './seed-result.js';
+import { SimulationRandom } from './simulation-random.js';
+
+/**
+ * Environment overrides for exploration: `KRAFT_SIM_CODEC=0` skips the protocol round trip,
+ * `KRAFT_SIM_SABOTAGE=<name>` plants a known bug. The tiers use neither.
+ */
+const { KRAFT_SIM_CODEC: codecSetting, KRAFT_SIM_SABOTAGE: SABOTAGE_FROM_ENVIRONMENT } = process.env;
+const CODEC_FROM_ENVIRONMENT = codecSetting !== '0';
+
+/** How often an admin client asks the leader for DescribeQuorum (simulated time). */
+const DESCRIBE_QUORUM_INTERVAL_MS = 500;
+
+/** The most events one seed may run before it counts as stuck (Kafka: 500,000 iterations). */
+export const MAX_EVENTS_PER_SEED = 500_000;
+
+/** Timeouts scaled down from Kafka's defaults, keeping their ratios (Kafka's simulation does too). */
+function raftConfigFor(random: SimulationRandom): SimulationRaftConfig {
+  const quorum = {
+    electionTimeoutMs: 500,
+    electionBackoffMaxMs: 250,
+    fetchTimeoutMs: 1_000,
+    appendLingerMs: random.pick([0, 0, 2, 10]),
+    requestTimeoutMs: 600,
+    retryBackoffMs: 20,
+    fetchMaxWaitMs: 100,
+    // Small fetches and snapshot chunks make followers take several round trips.
+    fetchMaxBytes: random.pick([1, 512, 4_096, 1024 * 1024]),
+    fetchSnapshotMaxBytes: random.pick([64, 1_024, 1024 * 1024]),
+    logCleanIntervalMs: 200,
+  };
+  const log = {
+    segmentBytes: random.pick([2_048, 8_192, 65_536]),
+    retentionMaxBytes: random.pick([4_096, 16_384, -1]),
+    preallocateSegments: random.chance(0.3),
+  };
+  return { quorum, log };
+}
+
+function sabotageOption(sabotage: Sabotage | undefined): { sabotage?: Sabotage } {
+  return sabotage === undefined ? {} : { sabotage };
+}
+
+/** Runs one seed from scratch; everything it does follows from `seed`. */
+export async function runSeed(seed: number, options: SeedOptions = {}): Promise<SeedResult> {
+  const startedMs = performance.now();
+  const random = new SimulationRandom(seed);
+  // Draw the seed's own choice even when one is forced, so forcing its own scenario replays it.
+  const chosen = scenarioForSeed(random);
+  const scenario = options.scenario === undefined ? chosen : scenarioNamed(options.scenario);
+  const { voters, observers } = scenario.size(random);
+  const cluster = new Cluster({
+    voters,
+    observers,
+    random,
+    raftConfig: raftConfigFor(random),
+    roundTripMessages: options.roundTripMessages ?? CODEC_FROM_ENVIRONMENT,
+    ...sabotageOption(parseSabotage(options.sabotage ?? SABOTAGE_FROM_ENVIRONMENT)),
+    snapshotEveryRecords: random.pick([5, 20, 100]),
+    maxEvents: MAX_EVENTS_PER_SEED,
+    ...(options.traceLines === undefined ? {} : { keepTraceLines: options.traceLines }),
+  });
+  const disabled = Object.fromEntries((options.disabledInvariants ?? []).map((name) => [name, false]));
+  cluster.checker.selection = { ...ALL_INVARIANTS, ...scenario.invariants, ...disabled };
+  cluster.trace.record(0, `seed ${seed} scenario ${scenario.name} voters ${voters} observers ${observers}`);
+  cluster.startDescribeQuorumProbe(DESCRIBE_QUORUM_INTERVAL_MS);
+  try {
+    await scenario.run(cluster, random);
+  } catch (error) {
+    cluster.violation(
+      `harness error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+  }
+  const appliedEnds = cluster.runningNodes().map((running) => running.counter.appliedOffset());
+  const committedEnd = appliedEnds.length === 0 ? 0 : Math.min(...appliedEnds);
+  let lost = 0;
+  for (const [value, offset] of cluster.acked) {
+    if (offset >= committedEnd || cluster.history.offsetOfValue(value) !== offset) lost += 1;
+  }
+  const failed = cluster.violations.length > 0 || lost > 0 || cluster.history.duplicatedValues() > 0;
+  return {
+    seed,
+    scenario: scenario.name,
+    voters,
+    observers,
+    events: cluster.events,
+    simulatedMs: cluster.nowMs(),
+    acked: cluster.acked.size,
+    lost,
+    duplicated: cluster.history.duplicatedValues(),
+    indeterminate: cluster.indeterminateValues(),
+    violations: [...cluster.violations],
+    crashes: cluster.crashes,
+    traceHash: cluster.trace.finish(),
+    traceTail: failed || options.keepTrace === true ? cluster.trace.tail() : [],
+    wallMs: performance.now() - startedMs,
+  };
+}
