@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { parseCommandLine, usageText } from './command-line.js';
+
+const required = ['--config', 'config/kraft.properties', '--replica-directory-id', 'b8tRS7h4TJ2Vt43Dp85v2A'];
+
+describe('parseCommandLine', () => {
+  it('applies Kafka defaults for throughput and record size', () => {
+    const result = parseCommandLine(required);
+    expect(result.kind).toBe('run');
+    if (result.kind !== 'run') return;
+    expect(result.options.configPath).toBe('config/kraft.properties');
+    expect(result.options.replicaDirectoryId.toString()).toBe('b8tRS7h4TJ2Vt43Dp85v2A');
+    expect(result.options.throughputRecordsPerSecond).toBe(5000);
+    expect(result.options.recordSizeBytes).toBe(256);
+  });
+
+  it('reads --throughput and --record-size, also in the --name=value form', () => {
+    const result = parseCommandLine([...required, '--throughput=20000', '--record-size', '1024']);
+    expect(result.kind === 'run' && result.options.throughputRecordsPerSecond).toBe(20000);
+    expect(result.kind === 'run' && result.options.recordSizeBytes).toBe(1024);
+  });
+
+  it('returns the help text for --help', () => {
+    const result = parseCommandLine(['--help']);
+    expect(result.kind).toBe('help');
+    expect(result.kind === 'help' && result.text).toContain('--replica-directory-id <uuid>');
+    expect(usageText()).toContain('--record-size <bytes>');
+  });
+
+  it.each([
+    [['--replica-directory-id', 'b8tRS7h4TJ2Vt43Dp85v2A'], "'--config <file>' not specified"],
+    [['--config', 'x.properties'], "'--replica-directory-id <uuid>' not specified"],
+    [['--config', 'x', '--replica-directory-id', 'not-a-uuid'], '22-character'],
+    [['--config', 'x', '--replica-directory-id', 'AAAAAAAAAAAAAAAAAAAAAA'], 'reserved directory id'],
+    [[...required, '--throughput', '0'], '--throughput must be an integer in [1,'],
+    [[...required, '--throughput', '12.5'], "got '12.5'"],
+    [[...required, '--record-size', '4'], '--record-size must be an integer in [8,'],
+    [[...required, '--record-size'], 'argument missing'],
+    [[...required, '--bogus'], "unknown option '--bogus'"],
+    [[...required, 'extra'], 'too many arguments'],
+  ])('rejects %j with a usage error', (args, expected) => {
+    const result = parseCommandLine(args);
+    expect(result.kind).toBe('usage-error');
+    if (result.kind !== 'usage-error') return;
+    expect(result.message).toContain(expected);
+    expect(result.usage).toContain('Usage: test-kraft-server-start.sh');
+  });
+});

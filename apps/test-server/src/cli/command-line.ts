@@ -1,0 +1,119 @@
+import { KRaftError, Uuid } from '@kraft/protocol';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+
+/** What the server runs with, once the command line is parsed and validated. */
+export interface CommandLineOptions {
+  readonly configPath: string;
+  readonly replicaDirectoryId: Uuid;
+  readonly throughputRecordsPerSecond: number;
+  readonly recordSizeBytes: number;
+}
+
+export type CommandLineResult =
+  | { readonly kind: 'run'; readonly options: CommandLineOptions }
+  /** `--help`: print `text` to stdout and exit 0. */
+  | { readonly kind: 'help'; readonly text: string }
+  /** A missing or bad option: print `message` and `usage` to stderr and exit 2. */
+  | { readonly kind: 'usage-error'; readonly message: string; readonly usage: string };
+
+/** Exit code for a command-line mistake, as getopt-style tools use (Kafka's tool exits 1; see README). */
+export const USAGE_EXIT_CODE = 2;
+
+/** Kafka's TestRaftServer defaults. */
+export const DEFAULT_THROUGHPUT_RECORDS_PER_SECOND = 5000;
+export const DEFAULT_RECORD_SIZE_BYTES = 256;
+
+/** Every record carries its append time as a float64 in its first 8 bytes (commit latency). */
+export const MINIMUM_RECORD_SIZE_BYTES = 8;
+/** One record must fit in a fetch of the default `controller.quorum.fetch.max.bytes` (1 MiB) with headroom. */
+export const MAXIMUM_RECORD_SIZE_BYTES = 1_000_000;
+/** Far above what one node can commit; it only catches typos such as a stray exponent. */
+export const MAXIMUM_THROUGHPUT_RECORDS_PER_SECOND = 10_000_000;
+
+const PROGRAM_NAME = 'test-kraft-server-start.sh';
+
+function integerInRange(name: string, minimum: number, maximum: number): (text: string) => number {
+  return (text) => {
+    const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+    if (!Number.isSafeInteger(value) || value < minimum || value > maximum) {
+      throw new InvalidArgumentError(`${name} must be an integer in [${minimum}, ${maximum}], got '${text}'`);
+    }
+    return value;
+  };
+}
+
+function directoryId(text: string): Uuid {
+  let uuid: Uuid;
+  try {
+    uuid = Uuid.fromString(text);
+  } catch (error) {
+    const reason = KRaftError.isInstance(error) ? error.message : String(error);
+    throw new InvalidArgumentError(`a Kafka Uuid in its 22-character base64url form is expected (${reason})`);
+  }
+  // Kafka reserves Uuid(0, 0..99) for special directory ids (unassigned, lost, migrating).
+  if (uuid.mostSignificantBits === 0n && uuid.leastSignificantBits < 100n) {
+    throw new InvalidArgumentError(`'${text}' is a reserved directory id; use a random one`);
+  }
+  return uuid;
+}
+
+function buildCommand(): Command {
+  return new Command(PROGRAM_NAME)
+    .description("Runs one node of a KRaft quorum with Kafka's __raft_performance_test workload")
+    .requiredOption('--config <file>', 'server properties file (Kafka key names)')
+    .requiredOption(
+      '--replica-directory-id <uuid>',
+      "this node's directory id, a Kafka Uuid such as b8tRS7h4TJ2Vt43Dp85v2A",
+      directoryId,
+    )
+    .option(
+      '--throughput <records/s>',
+      'records per second the leader appends',
+      integerInRange('--throughput', 1, MAXIMUM_THROUGHPUT_RECORDS_PER_SECOND),
+      DEFAULT_THROUGHPUT_RECORDS_PER_SECOND,
+    )
+    .option(
+      '--record-size <bytes>',
+      'payload size of each record',
+      integerInRange('--record-size', MINIMUM_RECORD_SIZE_BYTES, MAXIMUM_RECORD_SIZE_BYTES),
+      DEFAULT_RECORD_SIZE_BYTES,
+    )
+    .helpOption('-h, --help', 'print this help and exit')
+    .allowExcessArguments(false)
+    .exitOverride()
+    .configureOutput({ writeOut: () => {}, writeErr: () => {}, outputError: () => {} });
+}
+
+/** The usage text, as `--help` prints it. */
+export function usageText(): string {
+  return buildCommand().helpInformation();
+}
+
+/** Parses `args` (the arguments after the script name); never exits the process itself. */
+export function parseCommandLine(args: readonly string[]): CommandLineResult {
+  const command = buildCommand();
+  try {
+    command.parse([...args], { from: 'user' });
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help') {
+      return { kind: 'help', text: command.helpInformation() };
+    }
+    return { kind: 'usage-error', message: error.message, usage: command.helpInformation() };
+  }
+  const values = command.opts<{
+    config: string;
+    replicaDirectoryId: Uuid;
+    throughput: number;
+    recordSize: number;
+  }>();
+  return {
+    kind: 'run',
+    options: {
+      configPath: values.config,
+      replicaDirectoryId: values.replicaDirectoryId,
+      throughputRecordsPerSecond: values.throughput,
+      recordSizeBytes: values.recordSize,
+    },
+  };
+}

@@ -1,0 +1,294 @@
+/**
+ * The composition root: the only place real implementations are wired together (CONVENTIONS
+ * C2). config → storage format check → RaftLog on NodeFileSystem → FileQuorumStateStore →
+ * TcpNetworkChannel (listener + outbound client) → KafkaRaftClient → RaftDriver → workload and
+ * listener → stats. DescribeQuorum is answered by the raft client besides Kafka's test-server APIs.
+ */
+import { join } from 'node:path';
+import { LogConfig } from '@kraft/log';
+import { Uuid } from '@kraft/protocol';
+import {
+  createSystemRandom,
+  FileQuorumStateStore,
+  KafkaRaftClient,
+  openKafkaRaftLog,
+  RaftDriver,
+  type RaftLog,
+  type Random,
+  SystemTime,
+  VoterSet,
+} from '@kraft/raft';
+import { NodeFileSystem } from '@kraft/records';
+import { type ListenerSpec, TcpNetworkChannel } from '@kraft/transport-tcp';
+import type { Logger } from 'pino';
+import type { CommandLineOptions } from './cli/command-line.js';
+import { ConfigError } from './config/config-error.js';
+import type { ServerConfig, VoterEndpoint } from './config/server-config.js';
+import { CommitStats } from './stats/commit-stats.js';
+import { StatsReporter } from './stats/stats-reporter.js';
+import { ensureLogDirectoryFormatted } from './storage/meta-properties.js';
+import { wallClockMs } from './workload/performance-record.js';
+import { RaftWorkloadGenerator } from './workload/raft-workload-generator.js';
+import { WorkloadListener } from './workload/workload-listener.js';
+import { timerScheduler } from './workload/workload-scheduler.js';
+
+/** Kafka's TestRaftServer partition; its topic id `Uuid(0, 2)` cannot collide with `__cluster_metadata`'s. */
+export const PERFORMANCE_TEST_TOPIC_PARTITION = '__raft_performance_test-0';
+export const PERFORMANCE_TEST_TOPIC_ID = Uuid.fromLongs(0n, 2n);
+/** Kafka's test server runs with the zero Uuid as its cluster id. */
+export const TEST_SERVER_CLUSTER_ID = Uuid.ZERO.toString();
+const QUORUM_STATE_FILE_NAME = 'quorum-state';
+/**
+ * Appended-but-uncommitted bytes the workload allows itself (TARGETS §4.6: beyond a few MiB,
+ * latency only measures the queue).
+ */
+const MAX_OUTSTANDING_WORKLOAD_BYTES = 4 * 1024 * 1024;
+/** Kafka 4.1's Fetch version (KIP-1166); the transport negotiates down with older peers. */
+const FETCH_VERSION_WITH_HIGH_WATERMARK = 18;
+/** The raft driver's queue bound matches the channel's, so the channel is the one that refuses. */
+const MAX_QUEUED_DRIVER_MESSAGES = 65_536;
+
+export interface ServerOptions {
+  readonly config: ServerConfig;
+  readonly commandLine: CommandLineOptions;
+  readonly logger: Logger;
+  /** Where stats lines go (stdout in production). */
+  readonly writeStatsLine: (line: string) => void;
+  /** Stats interval; Kafka's 5 s unless a test asks otherwise. */
+  readonly statsIntervalMs?: number;
+}
+
+export interface RunningServer {
+  /** The port the controller listener is bound to (useful when the config asked for port 0). */
+  readonly port: number;
+  /** Settles when the raft driver stops: resolves after a clean shutdown, rejects on a fatal error. */
+  readonly stopped: Promise<void>;
+  /** Leader resigns, the log is flushed and closed, the listener closes. */
+  shutdown(timeoutMs: number): Promise<void>;
+}
+
+/** Formats or checks the log directory, opens the log and wires the node; the node runs on return. */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const { config, commandLine, logger } = options;
+  requireStaticVoters(config);
+  const fileSystem = new NodeFileSystem();
+  const { formatted } = ensureLogDirectoryFormatted(fileSystem, config.metadataLogDir, {
+    clusterId: TEST_SERVER_CLUSTER_ID,
+    nodeId: config.nodeId,
+    directoryId: commandLine.replicaDirectoryId,
+  });
+  logger.info(
+    { directory: config.metadataLogDir, formatted },
+    formatted ? 'formatted log directory' : 'log directory checked',
+  );
+  const log = openLog(config, fileSystem, logger);
+  const time = new SystemTime();
+  const { random, seed } = createSystemRandom();
+  const channel = createChannel(config, logger, time, random);
+  let port: number;
+  try {
+    const bound = await channel.start();
+    port = bound[0]?.port ?? config.controllerListener.port;
+  } catch (error) {
+    // Nothing was appended: close the log cleanly so the next start need not recover it.
+    log.close();
+    await channel.close();
+    throw error;
+  }
+  logger.info({ listener: config.controllerListener.name, port, seed }, 'listening');
+  const client = createClient({ config, commandLine, logger, log, channel, random, fileSystem });
+  const driver = new RaftDriver({ client, log, time, logger, maxQueuedMessages: MAX_QUEUED_DRIVER_MESSAGES });
+  const { generator, reporter } = attachWorkload(options, client, driver);
+  client.initialize(time.milliseconds());
+  const stopped = driver.start();
+  pumpNetwork(channel, driver, stopped, logger);
+  reporter.start();
+  return {
+    port,
+    stopped,
+    async shutdown(timeoutMs) {
+      reporter.stop();
+      generator.stop();
+      try {
+        await driver.shutdown(timeoutMs);
+      } finally {
+        await channel.close();
+      }
+    },
+  };
+}
+
+interface ClientParts {
+  readonly config: ServerConfig;
+  readonly commandLine: CommandLineOptions;
+  readonly logger: Logger;
+  readonly log: RaftLog;
+  readonly channel: TcpNetworkChannel;
+  readonly random: Random;
+  readonly fileSystem: NodeFileSystem;
+}
+
+function createClient(parts: ClientParts): KafkaRaftClient {
+  const { config } = parts;
+  return new KafkaRaftClient({
+    nodeId: config.nodeId,
+    directoryId: parts.commandLine.replicaDirectoryId,
+    clusterId: TEST_SERVER_CLUSTER_ID,
+    voters: VoterSet.fromQuorumVotersConfig(
+      config.quorum.voters.map(formatVoter).join(','),
+      config.controllerListener.name,
+    ),
+    log: parts.log,
+    network: parts.channel,
+    quorumStateStore: new FileQuorumStateStore({
+      fileSystem: parts.fileSystem,
+      path: join(config.metadataLogDir, PERFORMANCE_TEST_TOPIC_PARTITION, QUORUM_STATE_FILE_NAME),
+    }),
+    random: parts.random,
+    config: quorumSettings(config),
+    listenerName: config.controllerListener.name,
+    kraftVersion: 0,
+    // Fetch v18 (KIP-1166) carries the follower's high watermark, so the leader answers at once
+    // when a follower is behind it instead of parking the fetch until the next batch: followers
+    // then see commits one round trip after the leader, not one linger.
+    rpcVersions: { fetch: FETCH_VERSION_WITH_HIGH_WATERMARK },
+    logger: parts.logger,
+  });
+}
+
+/** The workload generator and listener on the client, and the stats reporter over them. */
+function attachWorkload(options: ServerOptions, client: KafkaRaftClient, driver: RaftDriver) {
+  const { config, commandLine, logger } = options;
+  const workloadLogger = logger.child({ component: 'workload' });
+  const stats = new CommitStats();
+  const generator = new RaftWorkloadGenerator({
+    client: driver,
+    localNodeId: config.nodeId,
+    throughputRecordsPerSecond: commandLine.throughputRecordsPerSecond,
+    recordSizeBytes: commandLine.recordSizeBytes,
+    maxOutstandingBytes: Math.max(MAX_OUTSTANDING_WORKLOAD_BYTES, commandLine.recordSizeBytes),
+    scheduler: timerScheduler,
+    wallClockMs,
+    // RaftDriver.scheduleAppend wakes the driver itself.
+    onAppended: () => {},
+    logger: workloadLogger,
+  });
+  client.register(new WorkloadListener({ generator, stats, wallClockMs, logger: workloadLogger }));
+  const reporter = new StatsReporter({
+    stats,
+    status: () => {
+      const state = driver.state();
+      return { role: state.raft?.role ?? state.role, epoch: state.epoch, highWatermark: state.highWatermark };
+    },
+    writeLine: options.writeStatsLine,
+    nowMs: () => performance.now(),
+    ...(options.statsIntervalMs === undefined ? {} : { intervalMs: options.statsIntervalMs }),
+  });
+  return { generator, reporter };
+}
+
+/** Checked before anything touches the disk, so a refused config leaves no trace. */
+function requireStaticVoters(config: ServerConfig): void {
+  if (config.quorum.voters.length === 0) {
+    throw new ConfigError(
+      'controller.quorum.voters',
+      '',
+      'the test server runs static quorums (kraft.version 0); controller.quorum.bootstrap.servers alone is not supported yet',
+    );
+  }
+}
+
+function openLog(config: ServerConfig, fileSystem: NodeFileSystem, logger: Logger): RaftLog {
+  const settings = config.metadataLog;
+  return openKafkaRaftLog({
+    dir: config.metadataLogDir,
+    fileSystem,
+    logger,
+    topicPartition: PERFORMANCE_TEST_TOPIC_PARTITION,
+    topicId: PERFORMANCE_TEST_TOPIC_ID,
+    config: new LogConfig({
+      internalSegmentBytes: settings.segmentBytes,
+      segmentMs: settings.segmentMs,
+      retentionMaxBytes: settings.maxRetentionBytes,
+      retentionMs: settings.maxRetentionMs,
+      maxBatchSizeInBytes: settings.maxBatchSizeBytes,
+    }),
+  });
+}
+
+function createChannel(
+  config: ServerConfig,
+  logger: Logger,
+  time: SystemTime,
+  random: Random,
+): TcpNetworkChannel {
+  const listener = config.controllerListener;
+  const listenerSpec: ListenerSpec = {
+    name: listener.name,
+    host: listener.host,
+    port: listener.port,
+    securityProtocol: 'PLAINTEXT',
+  };
+  return new TcpNetworkChannel({
+    nodeId: config.nodeId,
+    listeners: [listenerSpec],
+    voters: config.quorum.voters.filter((voter) => voter.nodeId !== config.nodeId),
+    config: {
+      socketRequestMaxBytes: config.socket.requestMaxBytes,
+      ...(config.socket.connectionsMaxIdleMs > 0
+        ? { connectionsMaxIdleMs: config.socket.connectionsMaxIdleMs }
+        : {}),
+      ...(config.quorum.requestTimeoutMs > 0 ? { requestTimeoutMs: config.quorum.requestTimeoutMs } : {}),
+    },
+    logger: logger.child({ component: 'transport' }),
+    time,
+    random,
+  });
+}
+
+function quorumSettings(config: ServerConfig) {
+  const quorum = config.quorum;
+  return {
+    electionTimeoutMs: quorum.electionTimeoutMs,
+    electionBackoffMaxMs: quorum.electionBackoffMaxMs,
+    fetchTimeoutMs: quorum.fetchTimeoutMs,
+    appendLingerMs: quorum.appendLingerMs,
+    requestTimeoutMs: quorum.requestTimeoutMs,
+    retryBackoffMs: quorum.retryBackoffMs,
+    fetchMaxBytes: quorum.fetchMaxBytes,
+    fetchSnapshotMaxBytes: quorum.fetchSnapshotMaxBytes,
+  };
+}
+
+function formatVoter(voter: VoterEndpoint): string {
+  const host = voter.host.includes(':') ? `[${voter.host}]` : voter.host;
+  return `${voter.nodeId}@${host}:${voter.port}`;
+}
+
+/** Moves everything the transport received into the driver's queue, as it arrives, until the driver stops. */
+function pumpNetwork(
+  channel: TcpNetworkChannel,
+  driver: RaftDriver,
+  stopped: Promise<void>,
+  logger: Logger,
+): void {
+  let running = true;
+  const markStopped = (): void => {
+    running = false;
+  };
+  stopped.then(markStopped, markStopped);
+  const pump = async (): Promise<void> => {
+    while (running) {
+      await channel.waitForMessages();
+      for (const message of channel.drain()) {
+        const accepted =
+          message.kind === 'request'
+            ? driver.deliverRequest(message.request)
+            : driver.deliverResponse(message.response);
+        if (!accepted && running)
+          logger.warn({ kind: message.kind }, 'raft driver queue full, message dropped');
+      }
+    }
+  };
+  pump().catch((error: unknown) => logger.error({ err: error }, 'network pump failed'));
+}

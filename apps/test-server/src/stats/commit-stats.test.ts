@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { CommitStats } from './commit-stats.js';
+import { formatStatsLine, STATS_LINE_PATTERN } from './format-stats-line.js';
+import { StatsReporter } from './stats-reporter.js';
+
+describe('CommitStats', () => {
+  it('reports rates and HdrHistogram percentiles for one interval, then starts empty', () => {
+    const stats = new CommitStats();
+    for (let index = 1; index <= 1000; index += 1) stats.recordCommit(index / 10, 256);
+    const snapshot = stats.snapshotAndReset(5000);
+    expect(snapshot.records).toBe(1000);
+    expect(snapshot.bytesPerSecond).toBe((256 * 1000) / 5);
+    expect(snapshot.recordsPerSecond).toBe(200);
+    expect(snapshot.p75Ms).toBeCloseTo(75, 1);
+    expect(snapshot.p99Ms).toBeCloseTo(99, 1);
+    expect(snapshot.p999Ms).toBeCloseTo(99.9, 1);
+    expect(snapshot.maxLatencyMs).toBe(100);
+    const empty = stats.snapshotAndReset(5000);
+    expect(empty).toMatchObject({ records: 0, bytesPerSecond: 0, p99Ms: 0, maxLatencyMs: 0 });
+    expect(stats.totalRecords()).toBe(1000);
+    expect(stats.totalBytes()).toBe(256_000);
+  });
+
+  it('keeps sub-millisecond resolution and clamps absurd latencies', () => {
+    const stats = new CommitStats();
+    stats.recordCommit(0.25, 1);
+    stats.recordCommit(-3, 1);
+    stats.recordCommit(10 * 60_000, 1);
+    const snapshot = stats.snapshotAndReset(1000);
+    expect(snapshot.maxLatencyMs).toBe(60_000);
+    expect(snapshot.records).toBe(3);
+  });
+
+  it('counts records without latency toward throughput only', () => {
+    const stats = new CommitStats();
+    stats.recordCommitWithoutLatency(100);
+    const snapshot = stats.snapshotAndReset(1000);
+    expect(snapshot).toMatchObject({ records: 1, bytesPerSecond: 100, p75Ms: 0, maxLatencyMs: 0 });
+  });
+});
+
+describe('formatStatsLine', () => {
+  it("starts with Kafka's exact line and appends our extras", () => {
+    const line = formatStatsLine(
+      {
+        intervalMs: 5000,
+        records: 25000,
+        bytes: 6_400_000,
+        bytesPerSecond: 1_280_000,
+        recordsPerSecond: 5000,
+        p75Ms: 20.04,
+        p99Ms: 26.06,
+        p999Ms: 27,
+        maxLatencyMs: 31.44,
+      },
+      { role: 'leader', epoch: 3, highWatermark: 123456 },
+    );
+    expect(line).toBe(
+      'Throughput (bytes/second): 1280000.00, Latency (ms): 20.0 p75 26.1 p99 27.0 p999, ' +
+        'Records/second: 5000.00, Max latency (ms): 31.4, Role: leader, Epoch: 3, High watermark: 123456',
+    );
+    expect(STATS_LINE_PATTERN.test(line)).toBe(true);
+  });
+
+  it('says unknown before a high watermark is known', () => {
+    const stats = new CommitStats();
+    const line = formatStatsLine(stats.snapshotAndReset(5000), {
+      role: 'candidate',
+      epoch: 1,
+      highWatermark: undefined,
+    });
+    expect(line).toMatch(/Role: candidate, Epoch: 1, High watermark: unknown$/);
+    expect(STATS_LINE_PATTERN.exec(line)?.[9]).toBe('unknown');
+  });
+});
+
+describe('StatsReporter', () => {
+  it('measures each interval by the clock and writes one line per report', () => {
+    let nowMs = 1000;
+    const lines: string[] = [];
+    const stats = new CommitStats();
+    const reporter = new StatsReporter({
+      stats,
+      status: () => ({ role: 'follower', epoch: 2, highWatermark: 10 }),
+      writeLine: (line) => lines.push(line),
+      nowMs: () => nowMs,
+    });
+    stats.recordCommit(5, 1000);
+    nowMs += 2000;
+    reporter.report();
+    expect(lines[0]).toMatch(/^Throughput \(bytes\/second\): 500\.00, Latency \(ms\): 5\.0 p75/);
+    nowMs += 1000;
+    reporter.report();
+    expect(lines[1]).toMatch(/^Throughput \(bytes\/second\): 0\.00,/);
+  });
+});

@@ -1,0 +1,78 @@
+import { join } from 'node:path';
+import {
+  META_PROPERTIES_FILE,
+  type MetaProperties,
+  readMetaProperties,
+  writeMetaProperties,
+} from '@kraft/log';
+import { KRaftError, type Uuid } from '@kraft/protocol';
+import type { FileSystem } from '@kraft/records';
+import { LogDirectoryError } from './log-directory-error.js';
+
+/** Who owns a log directory: what its `meta.properties` (version 1, the KRaft form) records. */
+export interface LogDirectoryOwner {
+  readonly clusterId: string;
+  readonly nodeId: number;
+  readonly directoryId: Uuid;
+}
+
+export function metaPropertiesPath(directory: string): string {
+  return join(directory, META_PROPERTIES_FILE);
+}
+
+function readExisting(fileSystem: FileSystem, directory: string): MetaProperties | undefined {
+  try {
+    return readMetaProperties(fileSystem, directory);
+  } catch (error) {
+    const reason = KRaftError.isInstance(error) ? error.message : String(error);
+    throw new LogDirectoryError(directory, `${META_PROPERTIES_FILE} cannot be used (${reason})`, {
+      cause: error,
+    });
+  }
+}
+
+function describeMismatches(existing: MetaProperties, expected: LogDirectoryOwner): string[] {
+  const mismatches: string[] = [];
+  if (existing.version !== 1) mismatches.push(`version is ${existing.version}, KRaft requires 1`);
+  if (existing.clusterId !== expected.clusterId) {
+    mismatches.push(`cluster.id is ${existing.clusterId}, expected ${expected.clusterId}`);
+  }
+  if (existing.nodeId !== expected.nodeId) {
+    mismatches.push(`node.id is ${existing.nodeId} but the config has node.id=${expected.nodeId}`);
+  }
+  if (existing.directoryId === undefined) {
+    mismatches.push('it has no directory.id');
+  } else if (!existing.directoryId.equals(expected.directoryId)) {
+    mismatches.push(
+      `directory.id is ${existing.directoryId.toString()} but --replica-directory-id is ${expected.directoryId.toString()}`,
+    );
+  }
+  return mismatches;
+}
+
+/**
+ * Formats `directory` on first start (an atomic, durable `meta.properties` through the log
+ * package's writer); afterwards checks that it belongs to this node, cluster and directory id. A
+ * mismatch is refused with a `LogDirectoryError` and the file is left untouched: pointing a node
+ * at another node's data would silently corrupt the quorum.
+ */
+export function ensureLogDirectoryFormatted(
+  fileSystem: FileSystem,
+  directory: string,
+  expected: LogDirectoryOwner,
+): { readonly formatted: boolean } {
+  fileSystem.mkdir(directory);
+  const existing = readExisting(fileSystem, directory);
+  if (existing === undefined) {
+    writeMetaProperties(fileSystem, directory, { version: 1, ...expected });
+    return { formatted: true };
+  }
+  const mismatches = describeMismatches(existing, expected);
+  if (mismatches.length > 0) {
+    throw new LogDirectoryError(
+      directory,
+      `${META_PROPERTIES_FILE} belongs to another node or directory (${mismatches.join('; ')}); refusing to use or overwrite it`,
+    );
+  }
+  return { formatted: false };
+}

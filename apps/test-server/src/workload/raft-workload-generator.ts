@@ -1,0 +1,166 @@
+import { invariant, KRaftError } from '@kraft/protocol';
+import type { Logger } from '../logging/logger.js';
+import { createPerformanceRecord } from './performance-record.js';
+import { ThroughputThrottler } from './throughput-throttler.js';
+import type { ScheduledTask, WorkloadScheduler } from './workload-scheduler.js';
+
+/** The part of `RaftClient` the generator uses (the real client satisfies it structurally). */
+export interface WorkloadAppender {
+  /** Returns the last offset of the records; throws NOT_LEADER / BATCH_ACCUMULATOR_FULL errors. */
+  scheduleAppend(epoch: number, records: readonly Buffer[]): number;
+}
+
+export interface RaftWorkloadGeneratorOptions {
+  readonly client: WorkloadAppender;
+  readonly localNodeId: number;
+  readonly throughputRecordsPerSecond: number;
+  readonly recordSizeBytes: number;
+  /** Appended but not yet committed bytes above which the generator waits for commits. */
+  readonly maxOutstandingBytes: number;
+  readonly scheduler: WorkloadScheduler;
+  /** The append time stamped into each record (wall clock, shared by every node). */
+  readonly wallClockMs: () => number;
+  /** Called after records were handed to the client, so the driver polls it soon. */
+  readonly onAppended: () => void;
+  readonly logger: Logger;
+}
+
+/** Kafka's generator sleeps 10 ms after a NotLeaderException before trying again. */
+const NOT_LEADER_RETRY_MS = 10;
+/** The accumulator drains on the next poll; retrying after 1 ms lets the driver run first. */
+const ACCUMULATOR_FULL_RETRY_MS = 1;
+/** Node's timers fire at best every millisecond; sending each millisecond's records together costs nothing. */
+const MINIMUM_TICK_MS = 1;
+/** One call's records form one batch; 256 KiB keeps batches in the range that fsyncs best. */
+const MAX_APPEND_BYTES = 256 * 1024;
+
+/**
+ * Kafka's RaftWorkloadGenerator, without its thread: while this node leads, it appends records of
+ * `recordSizeBytes` at `throughputRecordsPerSecond` to the raft client, throttled as Kafka does.
+ * Unlike Kafka, which stops for good when its accumulator is full, it applies backpressure: it
+ * waits while `maxOutstandingBytes` are appended but uncommitted, or while the accumulator is full.
+ */
+export class RaftWorkloadGenerator {
+  private readonly throttler: ThroughputThrottler;
+  private readonly maxRecordsPerAppend: number;
+  private claimedEpoch: number | undefined;
+  private sentCount = 0;
+  private lastAppendedOffset = -1;
+  private committedThroughOffset = -1;
+  private task: ScheduledTask | undefined;
+  private waitingForCommits = false;
+  private stopped = false;
+
+  constructor(private readonly options: RaftWorkloadGeneratorOptions) {
+    this.throttler = new ThroughputThrottler(options.throughputRecordsPerSecond, options.scheduler.nowMs());
+    this.maxRecordsPerAppend = Math.max(1, Math.floor(MAX_APPEND_BYTES / options.recordSizeBytes));
+  }
+
+  /** The epoch this node leads and writes in, if any. */
+  claimedLeaderEpoch(): number | undefined {
+    return this.claimedEpoch;
+  }
+
+  outstandingBytes(): number {
+    return Math.max(0, this.lastAppendedOffset - this.committedThroughOffset) * this.options.recordSizeBytes;
+  }
+
+  /** From `Listener.handleLeaderChange`: starts writing when this node becomes the leader. */
+  handleLeaderChange(leaderId: number | undefined, epoch: number): void {
+    if (leaderId === this.options.localNodeId) {
+      if (this.claimedEpoch === epoch) return;
+      this.claimedEpoch = epoch;
+      this.sentCount = 0;
+      this.lastAppendedOffset = -1;
+      this.committedThroughOffset = -1;
+      this.throttler.reset(this.options.scheduler.nowMs());
+      this.options.logger.info({ epoch }, 'workload started: this node leads');
+      this.reschedule(0);
+    } else if (this.claimedEpoch !== undefined) {
+      this.options.logger.info({ epoch, leaderId }, 'workload paused: this node no longer leads');
+      this.claimedEpoch = undefined;
+      this.cancelTask();
+    }
+  }
+
+  /** A committed data batch of `epoch` ending at `lastOffset` (from `Listener.handleCommit`). */
+  handleCommitted(epoch: number, lastOffset: number): void {
+    if (epoch !== this.claimedEpoch || this.lastAppendedOffset < 0) return;
+    invariant(
+      lastOffset <= this.lastAppendedOffset,
+      () =>
+        `unexpected commit at offset ${lastOffset} in epoch ${epoch}: last append was ${this.lastAppendedOffset}`,
+    );
+    if (lastOffset > this.committedThroughOffset) this.committedThroughOffset = lastOffset;
+    if (this.waitingForCommits) this.reschedule(0);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.claimedEpoch = undefined;
+    this.cancelTask();
+  }
+
+  private sendDueRecords(): void {
+    this.task = undefined;
+    this.waitingForCommits = false;
+    const epoch = this.claimedEpoch;
+    if (epoch === undefined || this.stopped) return;
+    const nowMs = this.options.scheduler.nowMs();
+    const due = this.throttler.dueCount(nowMs) - this.sentCount;
+    const budget = Math.floor(
+      (this.options.maxOutstandingBytes - this.outstandingBytes()) / this.options.recordSizeBytes,
+    );
+    const count = Math.min(due, budget, this.maxRecordsPerAppend);
+    if (count > 0 && !this.append(epoch, count)) return;
+    if (due > count && count === budget) {
+      this.waitingForCommits = true;
+    } else if (due > count) {
+      this.reschedule(0);
+    } else {
+      const delayMs = this.throttler.delayMs(this.sentCount, this.options.scheduler.nowMs());
+      this.reschedule(Math.max(MINIMUM_TICK_MS, delayMs));
+    }
+  }
+
+  /** Appends `count` records; false when the append failed and a retry is already scheduled. */
+  private append(epoch: number, count: number): boolean {
+    const payload = createPerformanceRecord(this.options.recordSizeBytes, this.options.wallClockMs());
+    const records: Buffer[] = new Array<Buffer>(count).fill(payload);
+    let lastOffset: number;
+    try {
+      lastOffset = this.options.client.scheduleAppend(epoch, records);
+    } catch (error) {
+      return this.handleAppendError(error);
+    }
+    if (this.lastAppendedOffset < 0) this.committedThroughOffset = lastOffset - count;
+    this.lastAppendedOffset = lastOffset;
+    this.sentCount += count;
+    this.options.onAppended();
+    return true;
+  }
+
+  private handleAppendError(error: unknown): false {
+    if (KRaftError.isInstance(error) && error.code === 'NOT_LEADER') {
+      this.options.logger.debug({ epoch: this.claimedEpoch }, 'append refused: not the leader');
+      this.reschedule(NOT_LEADER_RETRY_MS);
+      return false;
+    }
+    if (KRaftError.isInstance(error) && error.code === 'BATCH_ACCUMULATOR_FULL') {
+      this.reschedule(ACCUMULATOR_FULL_RETRY_MS);
+      return false;
+    }
+    throw error;
+  }
+
+  private reschedule(delayMs: number): void {
+    this.cancelTask();
+    this.task = this.options.scheduler.schedule(delayMs, () => this.sendDueRecords());
+  }
+
+  private cancelTask(): void {
+    this.task?.cancel();
+    this.task = undefined;
+    this.waitingForCommits = false;
+  }
+}

@@ -1,0 +1,71 @@
+import type { Logger } from '../logging/logger.js';
+import type { CommitStats } from '../stats/commit-stats.js';
+import { readAppendTimeMs } from './performance-record.js';
+import type { RaftWorkloadGenerator } from './raft-workload-generator.js';
+
+/** The parts of a committed `Batch` (from @kraft/records) the listener reads. */
+export interface CommittedBatch {
+  readonly epoch: number;
+  readonly lastOffset: number;
+  readonly isControl: boolean;
+  readonly records: readonly { readonly value: Uint8Array | null }[];
+}
+
+/** Raft's `BatchReader` / `SnapshotReader`, structurally. */
+export interface ClosableBatchReader extends Iterable<CommittedBatch> {
+  close(): void;
+}
+
+export interface WorkloadListenerOptions {
+  readonly generator: RaftWorkloadGenerator;
+  readonly stats: CommitStats;
+  readonly wallClockMs: () => number;
+  readonly logger: Logger;
+}
+
+/**
+ * The raft `Listener` of the test server (the listener half of Kafka's RaftWorkloadGenerator):
+ * it consumes every committed batch, records each record's commit latency and bytes, and tells
+ * the generator when this node gains or loses the leadership. As in Kafka's tool, only batches
+ * of the current leader's epoch count; control batches (LeaderChange) carry no workload.
+ */
+export class WorkloadListener {
+  private currentEpoch = -1;
+
+  constructor(private readonly options: WorkloadListenerOptions) {}
+
+  handleCommit(reader: ClosableBatchReader): void {
+    try {
+      const nowMs = this.options.wallClockMs();
+      for (const batch of reader) {
+        if (batch.isControl || batch.epoch !== this.currentEpoch) continue;
+        for (const record of batch.records) this.recordCommit(record.value, nowMs);
+        this.options.generator.handleCommitted(batch.epoch, batch.lastOffset);
+      }
+    } finally {
+      reader.close();
+    }
+  }
+
+  /** The test server never snapshots; a snapshot read is closed at once, as Kafka's tool does. */
+  handleLoadSnapshot(reader: { close(): void }): void {
+    reader.close();
+  }
+
+  handleLeaderChange(leader: { readonly leaderId: number | undefined; readonly epoch: number }): void {
+    this.currentEpoch = leader.epoch;
+    this.options.logger.info({ leaderId: leader.leaderId ?? -1, epoch: leader.epoch }, 'leader changed');
+    this.options.generator.handleLeaderChange(leader.leaderId, leader.epoch);
+  }
+
+  beginShutdown(): void {
+    this.options.generator.stop();
+  }
+
+  private recordCommit(value: Uint8Array | null, nowMs: number): void {
+    const sizeInBytes = value?.length ?? 0;
+    const appendTimeMs = readAppendTimeMs(value);
+    if (appendTimeMs === undefined) this.options.stats.recordCommitWithoutLatency(sizeInBytes);
+    else this.options.stats.recordCommit(nowMs - appendTimeMs, sizeInBytes);
+  }
+}

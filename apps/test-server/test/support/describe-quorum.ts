@@ -1,0 +1,35 @@
+import { DescribeQuorumRequest, type DescribeQuorumResponseData } from '@kraft/protocol';
+import { kraftApiRegistry, OutboundClient } from '@kraft/transport-tcp';
+
+const DESCRIBE_QUORUM_API_KEY = 55;
+const DESCRIBE_QUORUM_MAX_VERSION = 2;
+
+/** Asks one node DescribeQuorum, as `kafka-metadata-quorum.sh --bootstrap-controller` does. */
+export async function describeQuorum(
+  host: string,
+  port: number,
+  timeoutMs = 5000,
+): Promise<DescribeQuorumResponseData> {
+  const client = new OutboundClient({
+    apis: kraftApiRegistry(),
+    clientId: 'describe-quorum-test',
+    clock: () => performance.now(),
+  });
+  const destinationId = 1;
+  client.updateEndpoint(destinationId, { host, port });
+  try {
+    return await new Promise<DescribeQuorumResponseData>((resolve) => {
+      client.send(destinationId, {
+        apiKey: DESCRIBE_QUORUM_API_KEY,
+        maxVersion: DESCRIBE_QUORUM_MAX_VERSION,
+        data: DescribeQuorumRequest.defaults({
+          topics: [{ topicName: '__cluster_metadata', partitions: [{ partitionIndex: 0 }] }],
+        }),
+        deadlineMs: performance.now() + timeoutMs,
+        complete: (data) => resolve(data as DescribeQuorumResponseData),
+      });
+    });
+  } finally {
+    client.close();
+  }
+}
