@@ -33,7 +33,8 @@ import { WorkloadListener } from './workload/workload-listener.js';
 import { timerScheduler } from './workload/workload-scheduler.js';
 
 /** Kafka's TestRaftServer partition; its topic id `Uuid(0, 2)` cannot collide with `__cluster_metadata`'s. */
-export const PERFORMANCE_TEST_TOPIC_PARTITION = '__raft_performance_test-0';
+export const PERFORMANCE_TEST_TOPIC_NAME = '__raft_performance_test';
+export const PERFORMANCE_TEST_TOPIC_PARTITION = `${PERFORMANCE_TEST_TOPIC_NAME}-0`;
 export const PERFORMANCE_TEST_TOPIC_ID = Uuid.fromLongs(0n, 2n);
 /** Kafka's test server runs with the zero Uuid as its cluster id. */
 export const TEST_SERVER_CLUSTER_ID = Uuid.ZERO.toString();
@@ -43,8 +44,6 @@ const QUORUM_STATE_FILE_NAME = 'quorum-state';
  * latency only measures the queue).
  */
 const MAX_OUTSTANDING_WORKLOAD_BYTES = 4 * 1024 * 1024;
-/** Kafka 4.1's Fetch version (KIP-1166); the transport negotiates down with older peers. */
-const FETCH_VERSION_WITH_HIGH_WATERMARK = 18;
 /** The raft driver's queue bound matches the channel's, so the channel is the one that refuses. */
 const MAX_QUEUED_DRIVER_MESSAGES = 65_536;
 
@@ -148,10 +147,9 @@ function createClient(parts: ClientParts): KafkaRaftClient {
     config: quorumSettings(config),
     listenerName: config.controllerListener.name,
     kraftVersion: 0,
-    // Fetch v18 (KIP-1166) carries the follower's high watermark, so the leader answers at once
-    // when a follower is behind it instead of parking the fetch until the next batch: followers
-    // then see commits one round trip after the leader, not one linger.
-    rpcVersions: { fetch: FETCH_VERSION_WITH_HIGH_WATERMARK },
+    // The client's default RPC versions are the newest (Fetch v18, KIP-1166: the follower's high
+    // watermark lets the leader answer at once instead of parking the fetch until the next batch).
+    topic: { name: PERFORMANCE_TEST_TOPIC_NAME, topicId: PERFORMANCE_TEST_TOPIC_ID },
     logger: parts.logger,
   });
 }

@@ -365,6 +365,51 @@ describe.each([
     reopened.close();
   });
 
+  it('truncates to a fetched snapshot past the log end even under an uncommitted tail of a newer epoch', () => {
+    // Sim seed 705: committed up to 4 in epoch 1, then a leader of epoch 3 wrote an uncommitted tail
+    // that ends before the snapshot of epoch 2 the new leader sends. Kafka's rule would refuse it.
+    appendBatches(log, 2, 1);
+    log.updateHighWatermark(4);
+    appendBatches(log, 1, 3);
+    expect([log.endOffset(), log.lastFetchedEpoch()]).toEqual([6, 3]);
+    const writer = log.createNewSnapshotUnchecked({ offset: 10, epoch: 2 });
+    writer?.append(dataBatch({ epoch: 2 }));
+    writer?.freeze();
+    expect(log.truncateToLatestSnapshot()).toBe(true);
+    expect([log.startOffset(), log.endOffset(), log.highWatermark(), log.lastFetchedEpoch()]).toEqual([
+      10, 10, 10, 2,
+    ]);
+    expect(log.validateOffsetAndEpoch(10, 2)).toEqual({ kind: 'valid' });
+  });
+
+  it('truncates to a fetched snapshot ending exactly at the log end in another epoch', () => {
+    appendBatches(log, 1, 1);
+    log.updateHighWatermark(2);
+    appendBatches(log, 1, 3);
+    const writer = log.createNewSnapshotUnchecked({ offset: 4, epoch: 2 });
+    writer?.append(dataBatch({ epoch: 2 }));
+    writer?.freeze();
+    expect(log.truncateToLatestSnapshot()).toBe(true);
+    expect([log.startOffset(), log.endOffset(), log.lastFetchedEpoch()]).toEqual([4, 4, 2]);
+  });
+
+  it('keeps the log when the latest snapshot is not ahead of it', () => {
+    appendBatches(log, 3, 1);
+    appendBatches(log, 2, 3);
+    log.updateHighWatermark(10);
+    // Below the log end from an older epoch, then exactly at the log end in the log's epoch.
+    for (const id of [
+      { offset: 8, epoch: 2 },
+      { offset: 10, epoch: 3 },
+    ]) {
+      const writer = log.createNewSnapshotUnchecked(id);
+      writer?.append(dataBatch({ epoch: id.epoch }));
+      writer?.freeze();
+      expect(log.truncateToLatestSnapshot()).toBe(false);
+      expect([log.startOffset(), log.endOffset(), log.lastFetchedEpoch()]).toEqual([0, 10, 3]);
+    }
+  });
+
   it('deletes partial and deleted snapshot files at open and refuses a log start without a snapshot', () => {
     appendBatches(log, 3, 1);
     log.close();
@@ -421,6 +466,25 @@ describe.each([
     expect(log.earliestSnapshotId()).toEqual({ offset: 50, epoch: 1 });
     expect(log.startOffset()).toBe(50);
     expect(log.maybeClean(1_000_000)).toBe(false);
+  });
+
+  it('skips retention for snapshots above the high watermark (after a restart) instead of throwing', () => {
+    log.close();
+    const config = testConfig({ retentionMaxBytes: 1, retentionMs: -1 });
+    log = fixture.open({ config });
+    appendBatches(log, 30, 1);
+    log.updateHighWatermark(60);
+    writeSnapshot(log, { offset: 20, epoch: 1 });
+    writeSnapshot(log, { offset: 40, epoch: 1 });
+    log.close();
+    log = fixture.open({ config });
+    expect(log.highWatermark()).toBeLessThan(40);
+    expect(log.deleteBeforeSnapshot({ offset: 40, epoch: 1 })).toBe(false);
+    expect(log.maybeClean(0)).toBe(false);
+    expect([log.startOffset(), log.earliestSnapshotId()]).toEqual([0, { offset: 20, epoch: 1 }]);
+    log.updateHighWatermark(40);
+    expect(log.maybeClean(0)).toBe(true);
+    expect([log.startOffset(), log.earliestSnapshotId()]).toEqual([40, { offset: 40, epoch: 1 }]);
   });
 
   it('cleans by time alone when bytes allow', () => {

@@ -243,16 +243,24 @@ export class RaftLog {
   }
 
   /**
-   * After a snapshot was fetched: when the latest snapshot is ahead of the log (a higher epoch, or
-   * the same epoch past the log end), drop the whole log and start it at the snapshot.
+   * After a snapshot was fetched: when the latest snapshot is ahead of the log (a higher epoch than
+   * the log's latest, an offset past the log end, or at the log end in another epoch), drop the
+   * whole log and start it at the snapshot.
    */
   truncateToLatestSnapshot(): boolean {
     const snapshotId = this.latestSnapshotId();
     if (snapshotId === undefined) return false;
     const latestEpoch = this.log.epochCache.latestEpoch() ?? 0;
+    // Kafka asks for an equal epoch in the second clause; we accept any snapshot at or past the log
+    // end unless the log already ends exactly at it in its epoch. Safe: everything committed here
+    // lies below the high watermark <= the log end <= the snapshot offset, so the (committed)
+    // snapshot holds it; a tail from another epoch ending at or before the snapshot is uncommitted
+    // (a leader's entries that never committed: sim seed 705).
+    const endOffset = this.endOffset();
     const ahead =
       snapshotId.epoch > latestEpoch ||
-      (snapshotId.epoch === latestEpoch && snapshotId.offset > this.endOffset());
+      snapshotId.offset > endOffset ||
+      (snapshotId.offset === endOffset && snapshotId.epoch !== latestEpoch);
     if (!ahead) return false;
     this.logStartCheckpoint.write(this.topicPartition, snapshotId.offset);
     this.log.truncateFullyAndStartAt(snapshotId.offset);
@@ -359,13 +367,17 @@ export class RaftLog {
   }
 
   /**
-   * When `snapshotId` is a known snapshot above the log start and at most the latest: moves the log
-   * start to it, deletes the segments wholly below and the older snapshots.
+   * When `snapshotId` is a known snapshot above the log start, at most the latest and at most the
+   * high watermark: moves the log start to it, deletes the segments wholly below and the older
+   * snapshots. A snapshot above the high watermark is skipped (false), not an error: after a restart
+   * the high watermark starts low while snapshots written before sit above it, and the log start may
+   * not pass the high watermark until the leader confirms it again.
    */
   deleteBeforeSnapshot(snapshotId: OffsetAndEpoch): boolean {
     const latest = this.latestSnapshotId();
     if (latest === undefined || this.findSnapshot(snapshotId) === undefined) return false;
     if (!(this.startOffset() < snapshotId.offset && snapshotId.offset <= latest.offset)) return false;
+    if (snapshotId.offset > this.highWatermark()) return false;
     if (!this.log.maybeIncrementLogStartOffset(snapshotId.offset)) return false;
     // Durable before any segment goes: after a crash the log start is at least where it was.
     this.logStartCheckpoint.write(this.topicPartition, snapshotId.offset);

@@ -84,10 +84,15 @@ export {
   type SnapshotWriter,
   UNKNOWN_LEADER_AND_EPOCH,
 } from './raft-client.js';
-export { noopLogger, type RaftLogger } from './raft-logger.js';
 export { ReplicaKey } from './replica-key.js';
 export { RequestManager } from './request-manager.js';
-export { METADATA_PARTITION_INDEX, METADATA_TOPIC_ID, METADATA_TOPIC_NAME } from './rpc/raft-messages.js';
+export {
+  METADATA_PARTITION_INDEX,
+  METADATA_TOPIC,
+  METADATA_TOPIC_ID,
+  METADATA_TOPIC_NAME,
+  type ReplicatedTopic,
+} from './rpc/raft-messages.js';
 export { CandidateState } from './states/candidate-state.js';
 export type { EpochState, StateName } from './states/epoch-state.js';
 export { FollowerState } from './states/follower-state.js';

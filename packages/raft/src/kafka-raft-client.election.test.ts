@@ -7,6 +7,25 @@ import { RaftClientTestContext } from './testing/raft-client-test-context.js';
 const ELECTION_TIMEOUT_MS = RaftClientTestContext.ELECTION_TIMEOUT_MS;
 
 describe('KafkaRaftClient elections', () => {
+  it('a lone voter restarted after a clean shutdown (Resigned) leads again at initialize', async () => {
+    // The stored election names it leader of epoch 5: it restarts Resigned, not after a timeout.
+    const context = await RaftClientTestContext.builder(0, [0]).withElectedLeader(5, 0).build();
+    expect(context.client.quorumState().isLeader()).toBe(true);
+    expect(context.client.leaderAndEpoch()).toEqual({ leaderId: 0, epoch: 6 });
+    context.assertElectedLeader(6, 0);
+  });
+
+  it('a lone voter restarted as a candidate that voted for itself leads at initialize', async () => {
+    const context = await RaftClientTestContext.builder(0, [0]).withVotedCandidate(5, 0).build();
+    expect(context.client.leaderAndEpoch()).toEqual({ leaderId: 0, epoch: 5 });
+  });
+
+  it('a restarted leader of a three-voter quorum stays Resigned at initialize', async () => {
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2]).withElectedLeader(5, 0).build();
+    expect(context.client.quorumState().isResigned()).toBe(true);
+    expect(context.client.leaderAndEpoch()).toEqual({ leaderId: 0, epoch: 5 });
+  });
+
   it('a lone voter elects itself at initialize and commits its epoch start', async () => {
     const context = await RaftClientTestContext.builder(0, [0]).build();
     expect(context.client.quorumState().isLeader()).toBe(true);

@@ -6,6 +6,7 @@ import { LogConfig, RaftLog } from '@kraft/log';
 import { MemoryFileSystem, RecordsIterator } from '@kraft/records';
 import { describe, expect, it } from 'vitest';
 import { RaftApiKey } from './kafka-raft-client.js';
+import { DEFAULT_QUORUM_CONFIG } from './quorum-config.js';
 import { RaftClientTestContext, recordsOf } from './testing/raft-client-test-context.js';
 
 function realLogFactory(segmentBytes = 1 << 20) {
@@ -266,5 +267,32 @@ describe('KafkaRaftClient on the real RaftLog (MemoryFileSystem)', () => {
     await context.poll();
     expect([context.log.startOffset(), context.log.endOffset()]).toEqual([5, 5]);
     expect(context.listener.loadedSnapshots).toEqual([snapshotId]);
+  });
+
+  it('a restarted voter with snapshots above its high watermark runs retention without an error', async () => {
+    const fileSystem = new MemoryFileSystem();
+    const config = new LogConfig({ internalSegmentBytes: 1024, preallocate: true, retentionMaxBytes: 1 });
+    const logFactory = () => RaftLog.open({ dir: '/metadata', fileSystem, config, time: () => 0 });
+    const first = await RaftClientTestContext.builder(0, [0]).withLogFactory(logFactory).build();
+    await first.poll();
+    for (let round = 0; round < 8; round += 1) {
+      first.client.scheduleAppend(1, [Buffer.from(`v${round}`)]);
+      await first.poll();
+    }
+    await first.poll();
+    for (const offset of [4, first.client.highWatermark()!]) {
+      const writer = first.client.createSnapshot({ offset, epoch: 1 }, 0)!;
+      writer.append([Buffer.from(`state-${offset}`)]);
+      writer.freeze();
+    }
+    first.log.close();
+    const restarted = await RaftClientTestContext.builder(0, [0, 1, 2]).withLogFactory(logFactory).build();
+    expect(restarted.log.highWatermark()).toBeLessThan(4);
+    restarted.sleep(DEFAULT_QUORUM_CONFIG.logCleanIntervalMs + 1);
+    await restarted.poll();
+    expect([restarted.log.startOffset(), restarted.log.earliestSnapshotId()]).toEqual([
+      0,
+      { offset: 4, epoch: 1 },
+    ]);
   });
 });

@@ -35,6 +35,7 @@
  * is flushed, so every acknowledgement the leader counts is durable.
  */
 import {
+  ApiKeys,
   type BeginQuorumEpochRequestData,
   type BeginQuorumEpochResponseData,
   type DescribeQuorumRequestData,
@@ -47,6 +48,8 @@ import {
   type FetchSnapshotResponseData,
   invariant,
   KRaftError,
+  type Logger,
+  silentLogger,
   Uuid,
   type VoteRequestData,
   type VoteResponseData,
@@ -82,7 +85,6 @@ import type { Random } from './ports/random.js';
 import { type QuorumConfig, resolveQuorumConfig } from './quorum-config.js';
 import { QuorumState } from './quorum-state.js';
 import type { LeaderAndEpoch, Listener, RaftClient, SnapshotWriter } from './raft-client.js';
-import { noopLogger, type RaftLogger } from './raft-logger.js';
 import { ReplicaKey } from './replica-key.js';
 import { RequestManager } from './request-manager.js';
 import {
@@ -102,13 +104,13 @@ import {
   type FetchPartitionResult,
   listenersOf,
   METADATA_PARTITION_INDEX,
-  METADATA_TOPIC_ID,
-  METADATA_TOPIC_NAME,
+  METADATA_TOPIC,
+  type ReplicatedTopic,
   singlePartition,
   topLevelErrorCode,
 } from './rpc/raft-messages.js';
 import type { EpochState, StateName } from './states/epoch-state.js';
-import { FollowerState } from './states/follower-state.js';
+import { FollowerState, UNREACHABLE_LEADER_FETCHES_FOR_EARLY_ELECTION } from './states/follower-state.js';
 import { LeaderState } from './states/leader-state.js';
 import { DEFAULT_CONTROLLER_LISTENER_NAME, type VoterSet } from './voter-set.js';
 
@@ -131,13 +133,16 @@ export interface RpcVersions {
   readonly fetchSnapshot: number;
 }
 
-/** What two current Kafka nodes speak (kraft-formats §2). */
+/**
+ * The newest version of each RPC @kraft/protocol speaks (Fetch 18 carries the follower's high
+ * watermark, KIP-1166). Each is a cap: the transport lowers it per peer after ApiVersions.
+ */
 export const DEFAULT_RPC_VERSIONS: RpcVersions = Object.freeze({
-  fetch: 17,
-  vote: 2,
-  beginQuorumEpoch: 1,
-  endQuorumEpoch: 1,
-  fetchSnapshot: 1,
+  fetch: ApiKeys.FETCH.highestVersion,
+  vote: ApiKeys.VOTE.highestVersion,
+  beginQuorumEpoch: ApiKeys.BEGIN_QUORUM_EPOCH.highestVersion,
+  endQuorumEpoch: ApiKeys.END_QUORUM_EPOCH.highestVersion,
+  fetchSnapshot: ApiKeys.FETCH_SNAPSHOT.highestVersion,
 });
 
 /** Inbound messages waiting for `poll`; beyond this the oldest behaviour is to drop (the sender times out). */
@@ -162,7 +167,13 @@ export interface KafkaRaftClientOptions {
   /** 0 = static voters (quorum-state data version 0), 1 = KIP-853. */
   readonly kraftVersion?: QuorumStateDataVersion;
   readonly rpcVersions?: Partial<RpcVersions>;
-  readonly logger?: RaftLogger;
+  /**
+   * The topic replicated (its name and topic id travel in every RPC; requests naming another are
+   * refused as Kafka does). Default `__cluster_metadata`; Kafka's raft test server uses
+   * `__raft_performance_test` with topic id `Uuid(0, 2)`.
+   */
+  readonly topic?: ReplicatedTopic;
+  readonly logger?: Logger;
 }
 
 /** What apps and metrics can read at any time (Kafka's raft-metrics). */
@@ -225,7 +236,8 @@ export class KafkaRaftClient implements RaftClient {
   private readonly config: QuorumConfig;
   private readonly log: RaftLog;
   private readonly network: NetworkChannel;
-  private readonly logger: RaftLogger;
+  private readonly logger: Logger;
+  private readonly topic: ReplicatedTopic;
   private readonly listenerName: string;
   private readonly localEndpoints: Endpoints;
   private readonly localDirectoryId: Uuid;
@@ -253,10 +265,11 @@ export class KafkaRaftClient implements RaftClient {
     this.config = resolveQuorumConfig(options.config);
     this.log = options.log;
     this.network = options.network;
-    this.logger = (options.logger ?? noopLogger).child({ component: 'raft' });
+    this.logger = (options.logger ?? silentLogger).child({ component: 'raft' });
     this.listenerName = options.listenerName ?? DEFAULT_CONTROLLER_LISTENER_NAME;
     this.localDirectoryId = options.directoryId ?? Uuid.ZERO;
     this.rpcVersions = { ...DEFAULT_RPC_VERSIONS, ...options.rpcVersions };
+    this.topic = options.topic ?? METADATA_TOPIC;
     const nodeId = options.nodeId;
     this.localEndpoints =
       options.localEndpoints ?? (nodeId === undefined ? Endpoints.EMPTY : options.voters.listeners(nodeId));
@@ -307,9 +320,21 @@ export class KafkaRaftClient implements RaftClient {
     this.initialized = true;
     this.lastPollTimeMs = nowMs;
     this.nextLogCleanMs = nowMs + this.config.logCleanIntervalMs;
-    if (this.quorum.isOnlyVoter() && (this.quorum.isUnattached() || this.quorum.isFollower())) {
+    if (this.quorum.isOnlyVoter()) this.campaignAsOnlyVoter(nowMs);
+  }
+
+  /**
+   * Kafka: "A single-voter quorum becomes Candidate right away at initialize", from whatever state
+   * the stored election left: after a clean shutdown the former leader restarts Resigned, and
+   * waiting out its election timeout would only delay the one possible leader.
+   */
+  private campaignAsOnlyVoter(nowMs: number): void {
+    if (this.quorum.isUnattached() || this.quorum.isFollower() || this.quorum.isResigned()) {
       this.transitionToProspective(nowMs);
       this.maybeTransitionToCandidate(nowMs);
+    } else {
+      // Restarted Candidate (it had voted for itself): its own vote already wins.
+      this.maybeTransitionToLeader(nowMs);
     }
   }
 
@@ -606,6 +631,7 @@ export class KafkaRaftClient implements RaftClient {
     for (const voterId of resigned.unackedVoterIds()) {
       if (!this.requestManager.isReady(voterId, nowMs)) continue;
       const data = buildEndQuorumEpochRequest({
+        topic: this.topic,
         clusterId: this.clusterId(),
         leaderId: resigned.localId,
         epoch: resigned.epoch,
@@ -796,6 +822,7 @@ export class KafkaRaftClient implements RaftClient {
       if (voterId === localKey.id || !this.requestManager.isReady(voterId, nowMs)) continue;
       const voterKey = this.options.voters.voterNode(voterId)?.voterKey ?? ReplicaKey.of(voterId);
       const data = buildVoteRequest({
+        topic: this.topic,
         clusterId: this.clusterId(),
         candidateKey: localKey,
         voterKey,
@@ -964,9 +991,16 @@ export class KafkaRaftClient implements RaftClient {
     );
   }
 
-  private isMetadataTopic(topics: readonly { topicName?: string; name?: string }[]): boolean {
+  /** One topic and it is ours: by id when it carries a non-zero one (Fetch v13+), else by name. */
+  private isReplicatedTopic(
+    topics: readonly { topicName?: string; name?: string; topic?: string; topicId?: Uuid }[],
+  ): boolean {
     const topic = topics[0];
-    return topics.length === 1 && (topic?.topicName ?? topic?.name) === METADATA_TOPIC_NAME;
+    if (topics.length !== 1 || topic === undefined) return false;
+    if (topic.topicId !== undefined && !topic.topicId.equals(Uuid.ZERO)) {
+      return topic.topicId.equals(this.topic.topicId);
+    }
+    return (topic.topicName ?? topic.name ?? topic.topic) === this.topic.name;
   }
 
   private voteResponse(
@@ -976,6 +1010,7 @@ export class KafkaRaftClient implements RaftClient {
     voteGranted: boolean,
   ): VoteResponseData {
     return buildVoteResponse({
+      topic: this.topic,
       apiVersion,
       errorCode,
       partitionErrorCode,
@@ -993,7 +1028,7 @@ export class KafkaRaftClient implements RaftClient {
     const partition = singlePartition(data.topics);
     if (
       partition === undefined ||
-      !this.isMetadataTopic(data.topics) ||
+      !this.isReplicatedTopic(data.topics) ||
       partition.partitionIndex !== METADATA_PARTITION_INDEX
     ) {
       return this.voteResponse(request.apiVersion, Errors.INVALID_REQUEST.code, 0, false);
@@ -1046,6 +1081,7 @@ export class KafkaRaftClient implements RaftClient {
     partitionErrorCode: number,
   ): BeginQuorumEpochResponseData {
     return buildQuorumEpochResponse({
+      topic: this.topic,
       apiVersion,
       errorCode,
       partitionErrorCode,
@@ -1063,7 +1099,7 @@ export class KafkaRaftClient implements RaftClient {
     if (!this.hasValidClusterId(data.clusterId))
       return this.quorumEpochResponse(request.apiVersion, Errors.INCONSISTENT_CLUSTER_ID.code, 0);
     const partition = singlePartition(data.topics);
-    if (partition === undefined || !this.isMetadataTopic(data.topics))
+    if (partition === undefined || !this.isReplicatedTopic(data.topics))
       return this.quorumEpochResponse(request.apiVersion, Errors.INVALID_REQUEST.code, 0);
     if (partition.leaderEpoch < this.quorum.epoch()) {
       return this.quorumEpochResponse(request.apiVersion, Errors.NONE.code, Errors.FENCED_LEADER_EPOCH.code);
@@ -1088,7 +1124,7 @@ export class KafkaRaftClient implements RaftClient {
     if (!this.hasValidClusterId(data.clusterId))
       return this.quorumEpochResponse(request.apiVersion, Errors.INCONSISTENT_CLUSTER_ID.code, 0);
     const partition = singlePartition(data.topics);
-    if (partition === undefined || !this.isMetadataTopic(data.topics))
+    if (partition === undefined || !this.isReplicatedTopic(data.topics))
       return this.quorumEpochResponse(request.apiVersion, Errors.INVALID_REQUEST.code, 0);
     if (partition.leaderEpoch < this.quorum.epoch()) {
       return this.quorumEpochResponse(request.apiVersion, Errors.NONE.code, Errors.FENCED_LEADER_EPOCH.code);
@@ -1142,6 +1178,7 @@ export class KafkaRaftClient implements RaftClient {
   ): FetchResponseData {
     if (partitionErrorCode === undefined) {
       return buildFetchResponse({
+        topic: this.topic,
         apiVersion,
         errorCode,
         leaderEndpoints: Endpoints.EMPTY,
@@ -1149,6 +1186,7 @@ export class KafkaRaftClient implements RaftClient {
       });
     }
     return buildFetchResponse({
+      topic: this.topic,
       apiVersion,
       errorCode: Errors.NONE.code,
       partition: {
@@ -1176,8 +1214,8 @@ export class KafkaRaftClient implements RaftClient {
     const partition = singlePartition(data.topics);
     const topicMatches =
       request.apiVersion >= 13
-        ? topic?.topicId.equals(METADATA_TOPIC_ID) === true
-        : topic?.topic === METADATA_TOPIC_NAME;
+        ? topic?.topicId.equals(this.topic.topicId) === true
+        : topic?.topic === this.topic.name;
     if (partition === undefined || !topicMatches || partition.partition !== METADATA_PARTITION_INDEX) {
       this.network.sendResponse(
         request,
@@ -1282,6 +1320,7 @@ export class KafkaRaftClient implements RaftClient {
       }
     }
     const response = buildFetchResponse({
+      topic: this.topic,
       apiVersion: fetch.request.apiVersion,
       errorCode: Errors.NONE.code,
       partition: result,
@@ -1336,6 +1375,7 @@ export class KafkaRaftClient implements RaftClient {
     const data = request.data as FetchSnapshotRequestData;
     const respond = (errorCode: number, partitionErrorCode?: number): FetchSnapshotResponseData =>
       buildFetchSnapshotResponse({
+        topic: this.topic,
         apiVersion: request.apiVersion,
         errorCode,
         ...(partitionErrorCode === undefined ? {} : { partitionErrorCode }),
@@ -1346,7 +1386,7 @@ export class KafkaRaftClient implements RaftClient {
     if (!this.hasValidClusterId(data.clusterId)) return respond(Errors.INCONSISTENT_CLUSTER_ID.code);
     const partition = singlePartition(data.topics);
     if (partition === undefined) return respond(Errors.INVALID_REQUEST.code);
-    if (data.topics[0]?.name !== METADATA_TOPIC_NAME || partition.partition !== METADATA_PARTITION_INDEX) {
+    if (data.topics[0]?.name !== this.topic.name || partition.partition !== METADATA_PARTITION_INDEX) {
       return respond(Errors.NONE.code, Errors.UNKNOWN_TOPIC_OR_PARTITION.code);
     }
     const errorCode = this.validateLeaderOnlyRequest(partition.currentLeaderEpoch);
@@ -1371,6 +1411,7 @@ export class KafkaRaftClient implements RaftClient {
       const maxBytes = Math.max(1, Math.min(data.maxBytes, this.config.fetchSnapshotMaxBytes));
       const bytes = recordsToBuffer(snapshot.slice(position, maxBytes)) ?? Buffer.alloc(0);
       return buildFetchSnapshotResponse({
+        topic: this.topic,
         apiVersion: request.apiVersion,
         errorCode: Errors.NONE.code,
         leader: this.quorum.leaderAndEpoch(),
@@ -1389,10 +1430,11 @@ export class KafkaRaftClient implements RaftClient {
     const partition = singlePartition(data.topics);
     if (
       partition === undefined ||
-      !this.isMetadataTopic(data.topics) ||
+      !this.isReplicatedTopic(data.topics) ||
       partition.partitionIndex !== METADATA_PARTITION_INDEX
     ) {
       return buildDescribeQuorumResponse({
+        topic: this.topic,
         apiVersion: request.apiVersion,
         errorCode: Errors.NONE.code,
         partitionErrorCode: Errors.UNKNOWN_TOPIC_OR_PARTITION.code,
@@ -1400,6 +1442,7 @@ export class KafkaRaftClient implements RaftClient {
     }
     if (!this.quorum.isLeader()) {
       return buildDescribeQuorumResponse({
+        topic: this.topic,
         apiVersion: request.apiVersion,
         errorCode: Errors.NONE.code,
         partitionErrorCode: Errors.NOT_LEADER_OR_FOLLOWER.code,
@@ -1419,6 +1462,7 @@ export class KafkaRaftClient implements RaftClient {
       lastCaughtUpTimestamp: BigInt(state.lastCaughtUpTimestampMs),
     });
     return buildDescribeQuorumResponse({
+      topic: this.topic,
       apiVersion: request.apiVersion,
       errorCode: Errors.NONE.code,
       leader: leader.leaderAndEpoch(),
@@ -1452,6 +1496,7 @@ export class KafkaRaftClient implements RaftClient {
   private sendBeginQuorumEpoch(leader: LeaderState, voterId: number, nowMs: number): void {
     const voterKey = this.options.voters.voterNode(voterId)?.voterKey ?? ReplicaKey.of(voterId);
     const data = buildBeginQuorumEpochRequest({
+      topic: this.topic,
       clusterId: this.clusterId(),
       leaderId: leader.localKey.id,
       epoch: leader.epoch,
@@ -1476,6 +1521,7 @@ export class KafkaRaftClient implements RaftClient {
       return;
     }
     const data = buildFetchSnapshotRequest({
+      topic: this.topic,
       clusterId: this.clusterId(),
       replicaKey: this.quorum.localReplicaKey(),
       epoch: follower.epoch,
@@ -1496,6 +1542,7 @@ export class KafkaRaftClient implements RaftClient {
 
   private sendFetch(destinationId: number, epoch: number, nowMs: number): void {
     const data = buildFetchRequest({
+      topic: this.topic,
       clusterId: this.clusterId(),
       replicaKey: this.quorum.localReplicaKey(),
       epoch,
@@ -1561,7 +1608,7 @@ export class KafkaRaftClient implements RaftClient {
     }
     if (topLevelError !== Errors.NONE.code) return false;
     const partition = singlePartition(data.topics);
-    if (partition === undefined) return false;
+    if (partition === undefined || !this.isReplicatedTopic(data.topics)) return false;
     if (partition.leaderEpoch < this.quorum.epoch()) {
       // Stale, except our pre-vote: a voter answers it at its own (possibly older) epoch.
       const isOurPreVoteAnswer =
@@ -1614,7 +1661,7 @@ export class KafkaRaftClient implements RaftClient {
     const data = response.data as BeginQuorumEpochResponseData | EndQuorumEpochResponseData;
     if (topLevelErrorCode(data) !== Errors.NONE.code) return false;
     const partition = singlePartition(data.topics);
-    if (partition === undefined) return false;
+    if (partition === undefined || !this.isReplicatedTopic(data.topics)) return false;
     const leaderId = partition.leaderId >= 0 ? partition.leaderId : undefined;
     const endpoints =
       leaderId === undefined
@@ -1638,11 +1685,35 @@ export class KafkaRaftClient implements RaftClient {
     return partition.errorCode === Errors.NONE.code;
   }
 
+  /**
+   * A fetch to our leader was refused as BROKER_NOT_AVAILABLE (connection refused or reset: its
+   * process is gone). After a few in a row, a voter brings its election forward to a random delay
+   * in [0, election timeout) instead of waiting out the whole fetch timeout (a deliberate
+   * difference from Kafka, README). Safe: it only starts a pre-vote, which a follower still
+   * fetching from a live leader rejects; the random delay keeps followers from splitting the vote.
+   */
+  private onLeaderUnreachable(sourceId: number, nowMs: number): void {
+    const state = this.quorum.state();
+    if (!(state instanceof FollowerState) || state.leaderId !== sourceId || !this.quorum.isVoter()) return;
+    if (state.recordUnreachableLeaderFetch() !== UNREACHABLE_LEADER_FETCHES_FOR_EARLY_ELECTION) return;
+    const delayMs = this.options.random.nextInt(this.config.electionTimeoutMs);
+    this.logger.info(
+      { epoch: state.epoch, leaderId: state.leaderId, delayMs },
+      'leader unreachable: bringing the election forward',
+    );
+    state.shortenFetchTimeout(nowMs, delayMs);
+  }
+
   private handleFetchResponse(response: InboundResponse, nowMs: number): boolean {
     const data = response.data as FetchResponseData;
-    if (topLevelErrorCode(data) !== Errors.NONE.code) return false;
+    const topLevelError = topLevelErrorCode(data);
+    if (topLevelError !== Errors.NONE.code) {
+      if (topLevelError === Errors.BROKER_NOT_AVAILABLE.code)
+        this.onLeaderUnreachable(response.sourceId, nowMs);
+      return false;
+    }
     const partition = singlePartition(data.responses);
-    if (partition === undefined) return false;
+    if (partition === undefined || !this.isReplicatedTopic(data.responses)) return false;
     const leaderId = partition.currentLeader.leaderId >= 0 ? partition.currentLeader.leaderId : undefined;
     const epoch = partition.currentLeader.leaderEpoch;
     const endpoints =
@@ -1753,7 +1824,7 @@ export class KafkaRaftClient implements RaftClient {
     const data = response.data as FetchSnapshotResponseData;
     if (topLevelErrorCode(data) !== Errors.NONE.code) return false;
     const partition = singlePartition(data.topics);
-    if (partition === undefined) return false;
+    if (partition === undefined || !this.isReplicatedTopic(data.topics)) return false;
     const leaderId = partition.currentLeader.leaderId >= 0 ? partition.currentLeader.leaderId : undefined;
     const endpoints =
       leaderId === undefined
@@ -1806,19 +1877,9 @@ export class KafkaRaftClient implements RaftClient {
   }
 
   private installFetchedSnapshot(state: FollowerState, snapshotId: OffsetAndEpoch): void {
-    let replaced = this.log.truncateToLatestSnapshot();
-    if (!replaced && snapshotId.offset >= this.log.endOffset()) {
-      // Our log ends before the snapshot but holds a tail from a newer epoch than the snapshot's
-      // (written by a leader whose entries never committed), so the log does not see the snapshot
-      // as ahead of it. Everything committed here is below our HWM and inside the snapshot:
-      // dropping the uncommitted tail first lets the snapshot replace the log (sim seed 705).
-      this.logger.info(
-        { offset: snapshotId.offset, epoch: snapshotId.epoch },
-        'dropping an uncommitted tail before installing the snapshot',
-      );
-      this.log.truncateTo(Math.max(this.log.highWatermark(), this.log.startOffset()));
-      replaced = this.log.truncateToLatestSnapshot();
-    }
+    // The log replaces itself with a snapshot past its end even under an uncommitted tail from a
+    // newer epoch (sim seed 705): see RaftLog.truncateToLatestSnapshot.
+    const replaced = this.log.truncateToLatestSnapshot();
     // Not replaced, yet consistent: installed before (a retry), or the log already ends exactly
     // at the snapshot in its epoch.
     const alreadyCovered =
@@ -1944,11 +2005,8 @@ export class KafkaRaftClient implements RaftClient {
   private maybeCleanLog(nowMs: number): number {
     if (nowMs >= this.nextLogCleanMs) {
       this.nextLogCleanMs = nowMs + this.config.logCleanIntervalMs;
-      // Retention moves the log start up to a snapshot, which must be committed here too: after a
-      // restart the log's high watermark starts low while older snapshots sit above it.
-      const latest = this.log.latestSnapshotId();
-      const retentionSafe = latest === undefined || latest.offset <= this.log.highWatermark();
-      if (retentionSafe && this.log.maybeClean(nowMs))
+      // The log skips snapshots above its high watermark itself (after a restart it starts low).
+      if (this.log.maybeClean(nowMs))
         this.logger.info({ logStartOffset: this.log.startOffset() }, 'log retention advanced the log start');
     }
     return Math.max(1, this.nextLogCleanMs - nowMs);

@@ -1,8 +1,24 @@
+import { ApiKeys } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
-import { RaftApiKey } from './kafka-raft-client.js';
+import { DEFAULT_RPC_VERSIONS, RaftApiKey } from './kafka-raft-client.js';
 import { RaftClientTestContext } from './testing/raft-client-test-context.js';
 
 describe('RPC versions', () => {
+  it('asks for the newest version of each RPC the protocol speaks by default (Fetch 18)', async () => {
+    expect(DEFAULT_RPC_VERSIONS).toEqual({
+      fetch: 18,
+      vote: 2,
+      beginQuorumEpoch: 1,
+      endQuorumEpoch: 1,
+      fetchSnapshot: 1,
+    });
+    expect(DEFAULT_RPC_VERSIONS.fetch).toBe(ApiKeys.FETCH.highestVersion);
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2]).withElectedLeader(2, 1).build();
+    await context.poll();
+    const [request] = context.sentRequests(RaftApiKey.FETCH);
+    expect(request!.apiVersion).toBe(18);
+  });
+
   it('reads the replica id of Fetch v14 from the old field and answers at v14', async () => {
     const context = await RaftClientTestContext.builder(0, [0, 1, 2]).withRpcVersions({ fetch: 14 }).build();
     const epoch = await context.becomeLeader();

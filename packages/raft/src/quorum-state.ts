@@ -26,7 +26,7 @@
  * Only Prospective may become Candidate; only Candidate may become Leader; Leader and Resigned
  * never become Follower in their own epoch (that would be two leaders in one epoch).
  */
-import { invariant, type Uuid } from '@kraft/protocol';
+import { invariant, type Logger, silentLogger, type Uuid } from '@kraft/protocol';
 import { ElectionState } from './election-state.js';
 import { Endpoints } from './endpoints.js';
 import type { BatchAccumulator } from './internals/batch-accumulator.js';
@@ -34,7 +34,6 @@ import type { QuorumStateDataVersion, QuorumStateStore } from './ports/quorum-st
 import type { OffsetAndEpoch } from './ports/raft-log.js';
 import type { Random } from './ports/random.js';
 import type { LeaderAndEpoch } from './raft-client.js';
-import { noopLogger, type RaftLogger } from './raft-logger.js';
 import { ReplicaKey } from './replica-key.js';
 import { CandidateState } from './states/candidate-state.js';
 import type { EpochState } from './states/epoch-state.js';
@@ -58,17 +57,17 @@ export interface QuorumStateOptions {
   readonly random: Random;
   /** 0 writes quorum-state data version 0, 1 writes version 1. */
   readonly kraftVersion: () => QuorumStateDataVersion;
-  readonly logger?: RaftLogger;
+  readonly logger?: Logger;
 }
 
 export class QuorumState {
   private readonly options: QuorumStateOptions;
-  private readonly logger: RaftLogger;
+  private readonly logger: Logger;
   private currentState: EpochState | undefined;
 
   constructor(options: QuorumStateOptions) {
     this.options = options;
-    this.logger = options.logger ?? noopLogger;
+    this.logger = options.logger ?? silentLogger;
   }
 
   // --- identity -----------------------------------------------------------------------------
@@ -341,14 +340,19 @@ export class QuorumState {
   transitionToProspective(nowMs: number): void {
     const current = this.state();
     invariant(this.isVoter(), () => 'an observer never campaigns');
+    // Resigned only for the lone voter restarting after a clean shutdown (as Kafka allows).
     invariant(
       current instanceof UnattachedState ||
         current instanceof FollowerState ||
-        current instanceof CandidateState,
+        current instanceof CandidateState ||
+        (current instanceof ResignedState && this.isOnlyVoter()),
       () => `cannot transition to Prospective from ${current.name}`,
     );
     const election = current.election();
-    const leaderId = current instanceof CandidateState ? undefined : current.leaderAndEpoch().leaderId;
+    const leaderId =
+      current instanceof CandidateState || current instanceof ResignedState
+        ? undefined
+        : current.leaderAndEpoch().leaderId;
     this.memoryTransitionTo(
       new ProspectiveState({
         epoch: current.epoch,

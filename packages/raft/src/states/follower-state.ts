@@ -12,6 +12,13 @@ import type { EpochState } from './epoch-state.js';
  * successful Fetch/FetchSnapshot for `fetch.timeout.ms`) moves a voter to Prospective. The
  * follower's high watermark is the leader's, capped at the local log end, and monotonic.
  */
+/**
+ * Fetches refused as BROKER_NOT_AVAILABLE (connection refused or reset) with no successful one
+ * between, after which a voter follower treats its leader as gone: it starts a pre-vote after a
+ * random delay and grants pre-votes (README, failover).
+ */
+export const UNREACHABLE_LEADER_FETCHES_FOR_EARLY_ELECTION = 2;
+
 export class FollowerState implements EpochState {
   readonly name = 'Follower' as const;
   readonly epoch: number;
@@ -21,7 +28,10 @@ export class FollowerState implements EpochState {
   private readonly voters: readonly number[];
   private highWatermarkOffset: number | undefined;
   private readonly fetchTimer: Timer;
+  private readonly fetchTimeoutMs: number;
   private fetchedFromLeader = false;
+  /** Fetches to the leader refused as BROKER_NOT_AVAILABLE since the last successful one. */
+  private unreachableLeaderFetches = 0;
   /** The snapshot being downloaded, if the leader told us to fetch one. */
   fetchingSnapshot: RawSnapshotWriter | undefined;
 
@@ -41,6 +51,7 @@ export class FollowerState implements EpochState {
     this.votedKey = options.votedKey;
     this.voters = options.voters;
     this.highWatermarkOffset = options.highWatermark;
+    this.fetchTimeoutMs = options.fetchTimeoutMs;
     this.fetchTimer = new Timer(options.nowMs, options.fetchTimeoutMs);
   }
 
@@ -76,8 +87,27 @@ export class FollowerState implements EpochState {
 
   /** A successful Fetch or FetchSnapshot response from the leader. */
   resetFetchTimeoutForSuccessfulFetch(nowMs: number): void {
-    this.fetchTimer.reset(nowMs, this.fetchTimer.timeout());
+    // The configured timeout, not the timer's current one: an override or an early election
+    // (below) must not shorten every later fetch timeout.
+    this.fetchTimer.reset(nowMs, this.fetchTimeoutMs);
     this.fetchedFromLeader = true;
+    this.unreachableLeaderFetches = 0;
+  }
+
+  /** Counts one more fetch refused as BROKER_NOT_AVAILABLE; returns the count since the last success. */
+  recordUnreachableLeaderFetch(): number {
+    this.unreachableLeaderFetches += 1;
+    return this.unreachableLeaderFetches;
+  }
+
+  /** At least `threshold` fetches refused as unreachable since the last successful one. */
+  isLeaderUnreachable(threshold: number): boolean {
+    return this.unreachableLeaderFetches >= threshold;
+  }
+
+  /** Brings the fetch timeout forward to `nowMs + timeoutMs` if that is sooner (never later). */
+  shortenFetchTimeout(nowMs: number, timeoutMs: number): void {
+    if (timeoutMs < this.remainingFetchTimeMs(nowMs)) this.fetchTimer.reset(nowMs, timeoutMs);
   }
 
   /** EndQuorumEpoch: replaces the fetch timer with the successor backoff (KIP-595). */
@@ -104,7 +134,10 @@ export class FollowerState implements EpochState {
 
   canGrantVote(_candidateKey: ReplicaKey, isLogUpToDate: boolean, isPreVote: boolean): boolean {
     // A pre-vote is granted only while we have not heard from the leader in this epoch: once we
-    // have, the leader is alive and the candidate must not disrupt it.
-    return isPreVote && !this.fetchedFromLeader && isLogUpToDate;
+    // have, the leader is alive and the candidate must not disrupt it. Unless (a deliberate
+    // difference from Kafka, see the README) our own fetches to it are refused as unreachable.
+    const leaderAlive =
+      this.fetchedFromLeader && !this.isLeaderUnreachable(UNREACHABLE_LEADER_FETCHES_FOR_EARLY_ELECTION);
+    return isPreVote && !leaderAlive && isLogUpToDate;
   }
 }

@@ -201,8 +201,12 @@ export class MockLog implements RaftLog {
     const latest = this.latestSnapshotId();
     if (latest === undefined) return false;
     const lastEpoch = this.epochStartOffsets.at(-1)?.epoch ?? 0;
+    // As @kraft/log (wider than Kafka's equal-epoch rule): past the log end, or at it in another epoch.
+    const endOffset = this.endOffset();
     const newer =
-      latest.epoch > lastEpoch || (latest.epoch === lastEpoch && latest.offset > this.endOffset());
+      latest.epoch > lastEpoch ||
+      latest.offset > endOffset ||
+      (latest.offset === endOffset && latest.epoch !== lastEpoch);
     if (!newer) return false;
     this.batches = [];
     this.epochStartOffsets = [];

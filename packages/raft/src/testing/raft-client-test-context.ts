@@ -1,3 +1,4 @@
+import type { Logger } from '@kraft/protocol';
 import {
   apiKeyFor,
   type BeginQuorumEpochResponseData,
@@ -13,13 +14,12 @@ import {
 import { type Batch, type MemoryRecords, MemoryRecordsBuilder } from '@kraft/records';
 import { ElectionState } from '../election-state.js';
 import { Endpoints } from '../endpoints.js';
-import { KafkaRaftClient, RaftApiKey, type RpcVersions } from '../kafka-raft-client.js';
+import { DEFAULT_RPC_VERSIONS, KafkaRaftClient, RaftApiKey, type RpcVersions } from '../kafka-raft-client.js';
 import type { InboundRequest, OutboundRequest } from '../ports/network-channel.js';
 import type { OffsetAndEpoch, RaftLog } from '../ports/raft-log.js';
 import type { Random } from '../ports/random.js';
 import type { QuorumConfig } from '../quorum-config.js';
 import type { BatchReader, LeaderAndEpoch, Listener, SnapshotReader } from '../raft-client.js';
-import type { RaftLogger } from '../raft-logger.js';
 import { ReplicaKey } from '../replica-key.js';
 import {
   buildBeginQuorumEpochRequest,
@@ -32,7 +32,8 @@ import {
   buildVoteRequest,
   buildVoteResponse,
   METADATA_PARTITION_INDEX,
-  METADATA_TOPIC_NAME,
+  METADATA_TOPIC,
+  type ReplicatedTopic,
   singlePartition,
 } from '../rpc/raft-messages.js';
 import { VoterSet } from '../voter-set.js';
@@ -143,6 +144,8 @@ export class RaftClientTestContext {
   readonly localDirectoryId: Uuid;
   readonly voters: VoterSet;
   readonly rpcVersions: RpcVersions;
+  /** The topic the client replicates; the request and response builders below use it too. */
+  readonly topic: ReplicatedTopic;
   private pendingResponses: { request: InboundRequest; data: unknown }[] = [];
 
   constructor(options: {
@@ -157,6 +160,7 @@ export class RaftClientTestContext {
     localDirectoryId: Uuid;
     voters: VoterSet;
     rpcVersions: RpcVersions;
+    topic: ReplicatedTopic;
   }) {
     this.client = options.client;
     this.log = options.log;
@@ -169,6 +173,7 @@ export class RaftClientTestContext {
     this.localDirectoryId = options.localDirectoryId;
     this.voters = options.voters;
     this.rpcVersions = options.rpcVersions;
+    this.topic = options.topic;
   }
 
   static builder(localId: number | undefined, voterIds: Iterable<number>): RaftClientTestContextBuilder {
@@ -259,6 +264,7 @@ export class RaftClientTestContext {
     candidateDirectoryId?: Uuid;
   }) {
     return buildVoteRequest({
+      topic: this.topic,
       clusterId: null,
       candidateKey: ReplicaKey.of(options.candidateId, options.candidateDirectoryId),
       voterKey: ReplicaKey.of(this.localId ?? -1, this.localDirectoryId),
@@ -276,6 +282,7 @@ export class RaftClientTestContext {
     errorCode?: number;
   }): VoteResponseData {
     return buildVoteResponse({
+      topic: this.topic,
       apiVersion: this.rpcVersions.vote,
       errorCode: Errors.NONE.code,
       partitionErrorCode: options.errorCode ?? Errors.NONE.code,
@@ -288,6 +295,7 @@ export class RaftClientTestContext {
 
   beginEpochRequest(epoch: number, leaderId: number) {
     return buildBeginQuorumEpochRequest({
+      topic: this.topic,
       clusterId: null,
       leaderId,
       epoch,
@@ -298,6 +306,7 @@ export class RaftClientTestContext {
 
   endEpochRequest(epoch: number, leaderId: number, preferredSuccessors: readonly number[]) {
     return buildEndQuorumEpochRequest({
+      topic: this.topic,
       clusterId: null,
       leaderId,
       epoch,
@@ -312,6 +321,7 @@ export class RaftClientTestContext {
     errorCode = Errors.NONE.code,
   ): BeginQuorumEpochResponseData {
     return buildQuorumEpochResponse({
+      topic: this.topic,
       apiVersion: this.rpcVersions.beginQuorumEpoch,
       errorCode: Errors.NONE.code,
       partitionErrorCode: errorCode,
@@ -331,6 +341,7 @@ export class RaftClientTestContext {
     clusterId?: string | null;
   }) {
     return buildFetchRequest({
+      topic: this.topic,
       clusterId: options.clusterId ?? null,
       replicaKey: ReplicaKey.of(options.replicaId, options.replicaDirectoryId),
       epoch: options.epoch,
@@ -353,6 +364,7 @@ export class RaftClientTestContext {
     snapshotId?: OffsetAndEpoch;
   }): FetchResponseData {
     return buildFetchResponse({
+      topic: this.topic,
       apiVersion: this.rpcVersions.fetch,
       errorCode: Errors.NONE.code,
       partition: {
@@ -377,6 +389,7 @@ export class RaftClientTestContext {
     maxBytes?: number;
   }) {
     return buildFetchSnapshotRequest({
+      topic: this.topic,
       clusterId: null,
       replicaKey: ReplicaKey.of(options.replicaId),
       epoch: options.epoch,
@@ -396,6 +409,7 @@ export class RaftClientTestContext {
     errorCode?: number;
   }): FetchSnapshotResponseData {
     return buildFetchSnapshotResponse({
+      topic: this.topic,
       apiVersion: this.rpcVersions.fetchSnapshot,
       errorCode: Errors.NONE.code,
       partitionErrorCode: options.errorCode ?? Errors.NONE.code,
@@ -411,9 +425,7 @@ export class RaftClientTestContext {
 
   describeQuorumRequest() {
     return {
-      topics: [
-        { topicName: METADATA_TOPIC_NAME, partitions: [{ partitionIndex: METADATA_PARTITION_INDEX }] },
-      ],
+      topics: [{ topicName: this.topic.name, partitions: [{ partitionIndex: METADATA_PARTITION_INDEX }] }],
     };
   }
 
@@ -726,8 +738,9 @@ export class RaftClientTestContextBuilder {
   private readonly logSetup: ((log: RaftLog) => void)[] = [];
   private rpcVersions: Partial<RpcVersions> = {};
   private clusterId: string | undefined;
-  private logger: RaftLogger | undefined;
+  private logger: Logger | undefined;
   private kraftVersion: 0 | 1 = 0;
+  private topic: ReplicatedTopic = METADATA_TOPIC;
 
   constructor(localId: number | undefined, voterIds: number[]) {
     this.localId = localId;
@@ -778,12 +791,18 @@ export class RaftClientTestContextBuilder {
     return this;
   }
 
+  /** The topic the client replicates (default `__cluster_metadata`). */
+  withTopic(topic: ReplicatedTopic): this {
+    this.topic = topic;
+    return this;
+  }
+
   withKRaftVersion(kraftVersion: 0 | 1): this {
     this.kraftVersion = kraftVersion;
     return this;
   }
 
-  withLogger(logger: RaftLogger): this {
+  withLogger(logger: Logger): this {
     this.logger = logger;
     return this;
   }
@@ -825,14 +844,7 @@ export class RaftClientTestContextBuilder {
       appendLingerMs: RaftClientTestContext.LINGER_MS,
       ...this.config,
     };
-    const rpcVersions: RpcVersions = {
-      fetch: 17,
-      vote: 2,
-      beginQuorumEpoch: 1,
-      endQuorumEpoch: 1,
-      fetchSnapshot: 1,
-      ...this.rpcVersions,
-    };
+    const rpcVersions: RpcVersions = { ...DEFAULT_RPC_VERSIONS, ...this.rpcVersions };
     const client = new KafkaRaftClient({
       nodeId: this.localId,
       directoryId: this.localDirectoryId,
@@ -845,6 +857,7 @@ export class RaftClientTestContextBuilder {
       config,
       rpcVersions,
       kraftVersion: this.kraftVersion,
+      topic: this.topic,
       ...(this.logger === undefined ? {} : { logger: this.logger }),
     });
     const listener = new MockListener();
@@ -862,6 +875,7 @@ export class RaftClientTestContextBuilder {
       localDirectoryId: this.localDirectoryId,
       voters,
       rpcVersions,
+      topic: this.topic,
     });
   }
 }

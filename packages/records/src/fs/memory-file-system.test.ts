@@ -99,6 +99,25 @@ describe('MemoryFileSystem crash semantics', () => {
     expect(fileSystem.readFile('/data/snapshot.checkpoint').toString()).toBe('snapshot');
   });
 
+  it('syncs only the direct entries of the directory named', () => {
+    const fileSystem = setup();
+    fileSystem.mkdir('/database');
+    fileSystem.mkdir('/data/sub');
+    for (const path of ['/data/direct', '/database/sibling', '/data/sub/nested', '/top']) {
+      fileSystem.open(path, { create: true }).close();
+    }
+    fileSystem.syncDirectory('/data');
+    fileSystem.crash();
+    expect(fileSystem.exists('/data/direct')).toBe(true);
+    expect(fileSystem.exists('/database/sibling')).toBe(false);
+    expect(fileSystem.exists('/data/sub/nested')).toBe(false);
+    expect(fileSystem.exists('/top')).toBe(false);
+    fileSystem.open('/top', { create: true }).close();
+    fileSystem.syncDirectory('/');
+    fileSystem.crash();
+    expect(fileSystem.exists('/top')).toBe(true);
+  });
+
   it('makes an unlink durable only after the directory sync', () => {
     const fileSystem = setup();
     fileWith(fileSystem, 'durable', '');
