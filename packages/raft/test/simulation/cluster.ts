@@ -9,7 +9,7 @@ import type {
 } from '../../src/ports/quorum-state-store.js';
 import type { RaftLog } from '../../src/ports/raft-log.js';
 import { CommittedHistory } from './committed-history.js';
-import { EventScheduler, type SimulationEvent } from './event-scheduler.js';
+import { describeEvent, EventScheduler, type SimulationEvent } from './event-scheduler.js';
 import { ALL_INVARIANTS, InvariantChecker, type NodeView, type RunningNodeView } from './invariants.js';
 import {
   ADMIN_CLIENT_ID,
@@ -694,7 +694,7 @@ export class Cluster {
 
   private async runEvent(event: SimulationEvent): Promise<void> {
     this.events += 1;
-    this.trace.record(event.atMs, event.description);
+    this.trace.record(event.atMs, describeEvent(event));
     const result = event.run();
     if (result !== undefined) await result;
     this.checker.check(this.nodes);
@@ -712,7 +712,15 @@ export class Cluster {
   }
 
   /** Whether every running node (or those listed) has applied up to `offset`. */
-  allApplied(offset: number, nodeIds: readonly number[] = this.nodeIds()): boolean {
+  allApplied(offset: number, nodeIds?: readonly number[]): boolean {
+    // Scenarios poll this after every event: no array built when asking about every node.
+    if (nodeIds === undefined) {
+      for (const node of this.nodes) {
+        const running = node.current;
+        if (running === undefined || running.counter.appliedOffset() < offset) return false;
+      }
+      return true;
+    }
     return nodeIds.every((nodeId) => {
       const running = this.node(nodeId).current;
       return running !== undefined && running.counter.appliedOffset() >= offset;
@@ -720,7 +728,11 @@ export class Cluster {
   }
 
   /** Whether every running node's high watermark reached `offset`. */
-  allReached(offset: number, nodeIds: readonly number[] = this.nodeIds()): boolean {
+  allReached(offset: number, nodeIds?: readonly number[]): boolean {
+    if (nodeIds === undefined) {
+      for (const node of this.nodes) if ((node.current?.highWatermark() ?? -1) < offset) return false;
+      return true;
+    }
     return nodeIds.every((nodeId) => (this.node(nodeId).current?.highWatermark() ?? -1) >= offset);
   }
 }

@@ -1,15 +1,25 @@
-import { invariant } from '@kraft/protocol';
+import { IllegalStateError } from '@kraft/protocol';
 
 /** One thing that happens at a simulated instant. */
 export interface SimulationEvent {
   readonly atMs: number;
   /** Assigned in scheduling order: ties on `atMs` run in the order they were scheduled. */
   readonly id: number;
-  /** A short stable text for the trace (node ids, offsets; never object identities). */
-  readonly description: string;
+  /**
+   * A short stable text for the trace (node ids, offsets; never object identities). Events that
+   * are usually cancelled before they run (request timeouts) pass a function, so the text is
+   * built only for the events that do run; `describeEvent` reads either form.
+   */
+  readonly description: string | (() => string);
   /** Some events await a promise (a log flush); the run loop awaits them before the next event. */
   readonly run: () => void | Promise<void>;
   cancelled: boolean;
+}
+
+/** The trace text of an event. */
+export function describeEvent(event: Pick<SimulationEvent, 'description'>): string {
+  const description = event.description;
+  return typeof description === 'string' ? description : description();
 }
 
 /**
@@ -30,8 +40,14 @@ export class EventScheduler {
   }
 
   /** Schedules `run` at `atMs` (never in the past); returns the event so it can be cancelled. */
-  scheduleAt(atMs: number, description: string, run: () => void | Promise<void>): SimulationEvent {
-    invariant(Number.isFinite(atMs), () => `event '${description}' scheduled at ${atMs}`);
+  scheduleAt(
+    atMs: number,
+    description: string | (() => string),
+    run: () => void | Promise<void>,
+  ): SimulationEvent {
+    if (!Number.isFinite(atMs)) {
+      throw new IllegalStateError(`event '${describeEvent({ description })}' scheduled at ${atMs}`);
+    }
     const event: SimulationEvent = {
       atMs: Math.max(atMs, this.currentTimeMs),
       id: this.nextEventId++,
@@ -43,7 +59,11 @@ export class EventScheduler {
     return event;
   }
 
-  schedule(delayMs: number, description: string, run: () => void | Promise<void>): SimulationEvent {
+  schedule(
+    delayMs: number,
+    description: string | (() => string),
+    run: () => void | Promise<void>,
+  ): SimulationEvent {
     return this.scheduleAt(this.currentTimeMs + delayMs, description, run);
   }
 

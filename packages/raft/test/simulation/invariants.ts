@@ -20,6 +20,16 @@ export interface NodeView {
   durableEndOffset(): number;
 }
 
+/** What the checker has verified of one running incarnation so far. */
+interface IncarnationProgress {
+  /** The highest high watermark this incarnation reported. */
+  highWatermark: number | undefined;
+  /** Committed batches below this offset were compared with history. */
+  verifiedEnd: number;
+  /** Epochs in which Leader Completeness was checked for this incarnation as leader. */
+  readonly leaderEpochsChecked: Set<number>;
+}
+
 /** Which invariants a scenario keeps (Kafka disables some after deliberate data loss). */
 export interface InvariantSelection {
   readonly majorityReachedHighWatermark: boolean;
@@ -56,9 +66,8 @@ export function recordsBytes(records: Records): Buffer {
 export class InvariantChecker {
   private readonly leaderByEpoch = new Map<number, number>();
   private readonly persistedEpochs = new Map<number, number>();
-  private readonly highWatermarks = new Map<string, number>();
-  private readonly verifiedEnd = new Map<string, number>();
-  private readonly leadersChecked = new Set<string>();
+  /** Per running incarnation (a restart is a new view): no string keys built per event. */
+  private readonly incarnations = new WeakMap<RunningNodeView, IncarnationProgress>();
   private newestLeaderHighWatermark = 0;
   private newestLeaderEpoch = 0;
 
@@ -92,10 +101,13 @@ export class InvariantChecker {
   }
 
   check(nodes: readonly NodeView[]): void {
-    let newestLeader: { node: NodeView; view: RunningNodeView } | undefined;
+    let newestLeader: NodeView | undefined;
+    let newestLeaderView: RunningNodeView | undefined;
+    let newestLeaderEpoch = 0;
     for (const node of nodes) {
       const view = node.running();
       if (view === undefined) continue;
+      const progress = this.progressOf(view);
       const epoch = view.epoch();
       const persisted = this.persistedEpochs.get(node.nodeId);
       if (this.selection.monotonicEpoch && persisted !== undefined && epoch < persisted) {
@@ -105,31 +117,41 @@ export class InvariantChecker {
       }
       if (view.isLeader()) {
         this.claimLeadership(epoch, node.nodeId, `node ${node.nodeId} acts as leader`);
-        if (newestLeader === undefined || epoch > newestLeader.view.epoch()) newestLeader = { node, view };
-        this.checkNewLeader(node, view, epoch);
+        if (newestLeaderView === undefined || epoch > newestLeaderEpoch) {
+          newestLeader = node;
+          newestLeaderView = view;
+          newestLeaderEpoch = epoch;
+        }
+        this.checkNewLeader(node, view, progress, epoch);
       }
-      this.checkHighWatermark(node, view);
-      this.checkCommittedPrefix(node, view);
+      this.checkHighWatermark(node, view, progress);
+      this.checkCommittedPrefix(node, view, progress);
       this.checkSnapshots(node, view);
     }
-    if (newestLeader !== undefined) this.checkNewestLeader(nodes, newestLeader.node, newestLeader.view);
+    if (newestLeader !== undefined && newestLeaderView !== undefined) {
+      this.checkNewestLeader(nodes, newestLeader, newestLeaderView);
+    }
   }
 
-  private key(node: NodeView, view: RunningNodeView): string {
-    return `${node.nodeId}:${view.incarnation}`;
+  private progressOf(view: RunningNodeView): IncarnationProgress {
+    let progress = this.incarnations.get(view);
+    if (progress === undefined) {
+      progress = { highWatermark: undefined, verifiedEnd: 0, leaderEpochsChecked: new Set<number>() };
+      this.incarnations.set(view, progress);
+    }
+    return progress;
   }
 
-  private checkHighWatermark(node: NodeView, view: RunningNodeView): void {
+  private checkHighWatermark(node: NodeView, view: RunningNodeView, progress: IncarnationProgress): void {
     const highWatermark = view.highWatermark();
     if (highWatermark === undefined) return;
-    const key = this.key(node, view);
-    const previous = this.highWatermarks.get(key);
+    const previous = progress.highWatermark;
     if (previous !== undefined && highWatermark < previous) {
       this.report(
         `MonotonicHighWatermark: node ${node.nodeId} moved its high watermark from ${previous} to ${highWatermark}`,
       );
     }
-    this.highWatermarks.set(key, Math.max(highWatermark, previous ?? 0));
+    progress.highWatermark = Math.max(highWatermark, previous ?? 0);
     const logHighWatermark = view.log.highWatermark();
     if (logHighWatermark > view.log.endOffset()) {
       this.report(
@@ -155,22 +177,29 @@ export class InvariantChecker {
       this.newestLeaderHighWatermark = Math.max(this.newestLeaderHighWatermark, highWatermark);
     }
     if (!this.selection.majorityReachedHighWatermark) return;
-    const voters = nodes.filter((node) => node.isVoter);
-    const holding = voters.filter((node) => node.durableEndOffset() >= highWatermark).length;
-    if (holding * 2 <= voters.length) {
+    let voterCount = 0;
+    let holding = 0;
+    for (const node of nodes) {
+      if (!node.isVoter) continue;
+      voterCount += 1;
+      if (node.durableEndOffset() >= highWatermark) holding += 1;
+    }
+    if (holding * 2 <= voterCount) {
+      const voters = nodes.filter((node) => node.isVoter);
       this.report(
         `MajorityReachedHighWatermark: leader ${leader.nodeId} has high watermark ${highWatermark} but only ` +
-          `${holding} of ${voters.length} voters flushed that far (${voters.map((node) => node.durableEndOffset()).join(',')})`,
+          `${holding} of ${voterCount} voters flushed that far (${voters.map((node) => node.durableEndOffset()).join(',')})`,
       );
     }
   }
 
   /** Reads newly committed batches of `node` and compares them with history, byte for byte. */
-  private checkCommittedPrefix(node: NodeView, view: RunningNodeView): void {
+  private checkCommittedPrefix(node: NodeView, view: RunningNodeView, progress: IncarnationProgress): void {
     const log = view.log;
     const highWatermark = Math.min(view.highWatermark() ?? 0, log.highWatermark());
-    const key = this.key(node, view);
-    let position = Math.max(this.verifiedEnd.get(key) ?? 0, log.startOffset());
+    // Nothing newly committed (most events): no read, no allocation.
+    if (progress.verifiedEnd >= highWatermark) return;
+    let position = Math.max(progress.verifiedEnd, log.startOffset());
     while (position < highWatermark) {
       const bytes = recordsBytes(log.read(position, 'committed').records);
       if (bytes.length === 0) {
@@ -199,14 +228,18 @@ export class InvariantChecker {
         position = header.lastOffset + 1;
       }
     }
-    this.verifiedEnd.set(key, position);
+    progress.verifiedEnd = position;
   }
 
   /** A new leader's log must hold every batch committed so far (Leader Completeness). */
-  private checkNewLeader(node: NodeView, view: RunningNodeView, epoch: number): void {
-    const key = `${node.nodeId}:${view.incarnation}:${epoch}`;
-    if (this.leadersChecked.has(key) || !this.selection.leaderHasCommittedData) return;
-    this.leadersChecked.add(key);
+  private checkNewLeader(
+    node: NodeView,
+    view: RunningNodeView,
+    progress: IncarnationProgress,
+    epoch: number,
+  ): void {
+    if (progress.leaderEpochsChecked.has(epoch) || !this.selection.leaderHasCommittedData) return;
+    progress.leaderEpochsChecked.add(epoch);
     const log = view.log;
     const committedEnd = this.history.endOffset();
     if (log.endOffset() < committedEnd) {

@@ -72,7 +72,12 @@ export class MessageRouter {
     refused: 0,
   };
   private readonly endpoints = new Map<number, RouterEndpoint>();
-  private readonly pending = new Map<string, PendingRequest>();
+  /**
+   * Unanswered requests by source node, then source incarnation, then correlation id: numeric
+   * keys, no key string built per message.
+   */
+  private readonly pending = new Map<number, Map<number, Map<number, PendingRequest>>>();
+  private pendingCount = 0;
   /** Which incarnation sent each delivered request, so its answer goes to that process only. */
   private readonly requesterIncarnations = new WeakMap<InboundRequest, number>();
 
@@ -91,12 +96,13 @@ export class MessageRouter {
   /** The node stopped: its pending requests will never be answered (their timeouts are moot). */
   detach(nodeId: number): void {
     this.endpoints.delete(nodeId);
-    for (const [key, pending] of this.pending) {
-      if (pending.sourceId === nodeId) {
-        pending.timeout.cancelled = true;
-        this.pending.delete(key);
-      }
+    const byIncarnation = this.pending.get(nodeId);
+    if (byIncarnation === undefined) return;
+    for (const requests of byIncarnation.values()) {
+      for (const pending of requests.values()) pending.timeout.cancelled = true;
+      this.pendingCount -= requests.size;
     }
+    this.pending.delete(nodeId);
   }
 
   channelFor(nodeId: number, incarnation: number): SimulatedNetworkChannel {
@@ -104,11 +110,36 @@ export class MessageRouter {
   }
 
   pendingRequestCount(): number {
-    return this.pending.size;
+    return this.pendingCount;
   }
 
-  private static pendingKey(sourceId: number, incarnation: number, correlationId: number): string {
-    return `${sourceId}:${incarnation}:${correlationId}`;
+  private pendingRequests(sourceId: number, incarnation: number): Map<number, PendingRequest> {
+    let byIncarnation = this.pending.get(sourceId);
+    if (byIncarnation === undefined) {
+      byIncarnation = new Map();
+      this.pending.set(sourceId, byIncarnation);
+    }
+    let requests = byIncarnation.get(incarnation);
+    if (requests === undefined) {
+      requests = new Map();
+      byIncarnation.set(incarnation, requests);
+    }
+    return requests;
+  }
+
+  private findPending(
+    sourceId: number,
+    incarnation: number,
+    correlationId: number,
+  ): PendingRequest | undefined {
+    return this.pending.get(sourceId)?.get(incarnation)?.get(correlationId);
+  }
+
+  /** Forgets a pending request; true when it was still pending. */
+  private removePending(sourceId: number, incarnation: number, correlationId: number): boolean {
+    const removed = this.pending.get(sourceId)?.get(incarnation)?.delete(correlationId) === true;
+    if (removed) this.pendingCount -= 1;
+    return removed;
   }
 
   private isCurrent(nodeId: number, incarnation: number): boolean {
@@ -118,18 +149,25 @@ export class MessageRouter {
   /** @internal from SimulatedNetworkChannel */
   sendRequest(sourceId: number, sourceIncarnation: number, request: OutboundRequest): void {
     this.statistics.requestsSent += 1;
-    const key = MessageRouter.pendingKey(sourceId, sourceIncarnation, request.correlationId);
+    const correlationId = request.correlationId;
+    // Most timeouts are cancelled by the answer: their trace text is built only if one fires.
     const timeout = this.scheduler.schedule(
       this.requestTimeoutMs,
-      `timeout ${sourceId}>${request.destinationId} api${request.apiKey} #${request.correlationId}`,
+      () => `timeout ${sourceId}>${request.destinationId} api${request.apiKey} #${correlationId}`,
       () => {
-        if (this.pending.delete(key)) {
+        if (this.removePending(sourceId, sourceIncarnation, correlationId)) {
           this.statistics.timedOut += 1;
           this.deliverSyntheticResponse(sourceId, sourceIncarnation, request, REQUEST_TIMED_OUT);
         }
       },
     );
-    this.pending.set(key, { request, sourceId, sourceIncarnation, timeout });
+    this.pendingRequests(sourceId, sourceIncarnation).set(correlationId, {
+      request,
+      sourceId,
+      sourceIncarnation,
+      timeout,
+    });
+    this.pendingCount += 1;
     const data = this.codec
       ? this.codec.roundTripRequest(request.apiKey, request.apiVersion, request.data)
       : request.data;
@@ -167,11 +205,10 @@ export class MessageRouter {
     const destination = this.endpoints.get(request.destinationId);
     if (destination === undefined) {
       // Connection refused: the sender learns at once (if it is still the same process).
-      const key = MessageRouter.pendingKey(sourceId, sourceIncarnation, request.correlationId);
-      const pending = this.pending.get(key);
+      const pending = this.findPending(sourceId, sourceIncarnation, request.correlationId);
       if (pending !== undefined) {
         pending.timeout.cancelled = true;
-        this.pending.delete(key);
+        this.removePending(sourceId, sourceIncarnation, request.correlationId);
         this.statistics.refused += 1;
         this.deliverSyntheticResponse(sourceId, sourceIncarnation, request, BROKER_NOT_AVAILABLE);
       }
@@ -203,7 +240,6 @@ export class MessageRouter {
       return;
     }
     const requesterIncarnation = this.requesterIncarnations.get(request) ?? -1;
-    const key = MessageRouter.pendingKey(request.sourceId, requesterIncarnation, request.correlationId);
     const encoded = this.codec
       ? this.codec.roundTripResponse(request.apiKey, request.apiVersion, data)
       : data;
@@ -227,11 +263,11 @@ export class MessageRouter {
         delayMs,
         `deliver response ${responderId}>${request.sourceId} api${request.apiKey} #${request.correlationId}`,
         () => {
-          const pending = this.pending.get(key);
+          const pending = this.findPending(request.sourceId, requesterIncarnation, request.correlationId);
           // Already answered, timed out, or the requester restarted: a real transport drops it.
           if (pending === undefined || !this.isCurrent(request.sourceId, requesterIncarnation)) return;
           pending.timeout.cancelled = true;
-          this.pending.delete(key);
+          this.removePending(request.sourceId, requesterIncarnation, request.correlationId);
           this.endpoints.get(request.sourceId)?.receiveResponse({
             correlationId: request.correlationId,
             apiKey: request.apiKey,

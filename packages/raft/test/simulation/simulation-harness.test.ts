@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { InboundRequest, InboundResponse } from '../../src/ports/network-channel.js';
-import { EventScheduler } from './event-scheduler.js';
+import { describeEvent, EventScheduler } from './event-scheduler.js';
 import {
   BROKER_NOT_AVAILABLE,
   MessageRouter,
@@ -41,6 +42,30 @@ describe('EventScheduler', () => {
     expect(scheduler.scheduleAt(2, 'past', () => {}).atMs).toBe(10);
   });
 
+  it('builds a lazy description only when it is read, and rejects a non-finite deadline', () => {
+    const scheduler = new EventScheduler();
+    let built = 0;
+    const event = scheduler.schedule(
+      5,
+      () => {
+        built += 1;
+        return 'timeout 1>2 api1 #7';
+      },
+      () => {},
+    );
+    expect(built).toBe(0);
+    expect(describeEvent(event)).toBe('timeout 1>2 api1 #7');
+    expect(built).toBe(1);
+    expect(describeEvent(scheduler.schedule(1, 'poll 0', () => {}))).toBe('poll 0');
+    expect(() =>
+      scheduler.scheduleAt(
+        Number.NaN,
+        () => 'bad',
+        () => {},
+      ),
+    ).toThrow(/'bad' scheduled at NaN/);
+  });
+
   it('keeps heap order over many random events', () => {
     const scheduler = new EventScheduler();
     const random = new SimulationRandom(7);
@@ -67,6 +92,24 @@ describe('Trace', () => {
     const third = new Trace(3);
     third.record(0, 'other');
     expect(third.finish()).not.toBe(first.finish());
+  });
+
+  it('hashes exactly the lines "<time> <line>\\n", however they are chunked', () => {
+    // More text than one hash chunk, so the digest spans several buffered updates.
+    const trace = new Trace(4);
+    const expected = createHash('sha256');
+    for (let index = 0; index < 10_000; index += 1) {
+      const line = `deliver request ${index % 5}>${index % 3} api1 #${index}`;
+      trace.record(index * 3, line);
+      expected.update(`${index * 3} ${line}\n`);
+    }
+    expect(trace.lines()).toBe(10_000);
+    expect(trace.finish()).toBe(expected.digest('hex'));
+    expect(trace.finish()).toBe(trace.finish());
+    expect(trace.tail(2)).toEqual([
+      '29994 deliver request 3>2 api1 #9998',
+      '29997 deliver request 4>0 api1 #9999',
+    ]);
   });
 });
 
