@@ -229,9 +229,9 @@ export class RaftDriver {
       await this.waitForFlush();
       this.stoppedState = { ...this.state(), running: false };
       this.log.close();
-      this.logger.info({ nodeId: this.client.nodeId() }, 'raft driver stopped');
+      this.logger.info({}, 'raft driver stopped');
     } catch (error) {
-      this.logger.fatal({ err: error, nodeId: this.client.nodeId() }, 'raft driver failed');
+      this.logger.fatal({ err: error }, 'raft driver failed');
       throw KRaftError.isInstance(error)
         ? error
         : new RaftDriverError('raft driver failed', { cause: error });
