@@ -5,7 +5,7 @@ import {
   FileRecords,
   MemoryRecords,
 } from '@kraft/records';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   dataBatch,
   type FileSystemFixture,
@@ -495,6 +495,46 @@ describe.each([
     writeSnapshot(log, { offset: 20, epoch: 1 }, 1000);
     writeSnapshot(log, { offset: 40, epoch: 1 }, 5000);
     expect(log.maybeClean(1500)).toBe(false);
+    expect(log.maybeClean(2500)).toBe(true);
+    expect(log.startOffset()).toBe(40);
+  });
+
+  it('a clean with a single snapshot touches no file', () => {
+    log.close();
+    const config = testConfig({ retentionMaxBytes: 1, retentionMs: 0 });
+    log = fixture.open({ config });
+    appendBatches(log, 30, 1);
+    log.updateHighWatermark(60);
+    writeSnapshot(log, { offset: 20, epoch: 1 }, 1000);
+    log.close();
+    log = fixture.open({ config });
+    const directory = `${fixture.dir}/__cluster_metadata-0`;
+    const filesBefore = fixture.fileSystem.list(directory).sort();
+    const touched = [
+      vi.spyOn(fixture.fileSystem, 'open'),
+      vi.spyOn(fixture.fileSystem, 'exists'),
+      vi.spyOn(fixture.fileSystem, 'rename'),
+      vi.spyOn(fixture.fileSystem, 'syncDirectory'),
+    ];
+    expect(log.maybeClean(1_000_000)).toBe(false);
+    expect(touched.map((spy) => spy.mock.calls.length)).toEqual([0, 0, 0, 0]);
+    expect(fixture.fileSystem.list(directory).sort()).toEqual(filesBefore);
+    expect([log.startOffset(), log.earliestSnapshotId()]).toEqual([0, { offset: 20, epoch: 1 }]);
+  });
+
+  it('reads a snapshot header timestamp once across cleaning passes', () => {
+    log.close();
+    log = fixture.open({ config: testConfig({ retentionMaxBytes: -1, retentionMs: 1000 }) });
+    appendBatches(log, 30, 1);
+    log.updateHighWatermark(60);
+    writeSnapshot(log, { offset: 20, epoch: 1 }, 1000);
+    writeSnapshot(log, { offset: 40, epoch: 1 }, 5000);
+    const reader = log.readSnapshot({ offset: 20, epoch: 1 });
+    if (reader === undefined) throw new Error('no snapshot reader');
+    const records = vi.spyOn(reader, 'records');
+    expect(log.maybeClean(1500)).toBe(false);
+    expect(log.maybeClean(1900)).toBe(false);
+    expect(records).toHaveBeenCalledTimes(1);
     expect(log.maybeClean(2500)).toBe(true);
     expect(log.startOffset()).toBe(40);
   });

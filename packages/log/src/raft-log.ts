@@ -59,6 +59,8 @@ export interface RaftLogOpenOptions {
 interface SnapshotEntry {
   readonly id: OffsetAndEpoch;
   reader: FileRawSnapshotReader | undefined;
+  /** The header's `lastContainedLogTimestamp`, read once: a frozen snapshot never changes. */
+  lastContainedLogTimestamp?: number;
 }
 
 /**
@@ -392,6 +394,8 @@ export class RaftLog {
    * snapshot and the log before the next one. The latest snapshot is always kept.
    */
   maybeClean(nowMs: number): boolean {
+    // Both passes delete the oldest snapshot only while another one remains: nothing to do.
+    if (this.snapshots.length < 2) return false;
     return this.cleanByRetentionBytes() || this.cleanByRetentionMs(nowMs);
   }
 
@@ -400,9 +404,9 @@ export class RaftLog {
     if (limit < 0) return false;
     let snapshotBytes = 0;
     for (const entry of this.snapshots) snapshotBytes += this.readSnapshot(entry.id)?.sizeInBytes() ?? 0;
-    return this.cleanOldestWhile((id) => {
+    return this.cleanOldestWhile((oldest) => {
       if (this.sizeInBytes() + snapshotBytes <= limit) return false;
-      snapshotBytes -= this.readSnapshot(id)?.sizeInBytes() ?? 0;
+      snapshotBytes -= this.readSnapshot(oldest.id)?.sizeInBytes() ?? 0;
       return true;
     });
   }
@@ -410,25 +414,32 @@ export class RaftLog {
   private cleanByRetentionMs(nowMs: number): boolean {
     const limit = this.config().retentionMs;
     if (limit < 0) return false;
-    return this.cleanOldestWhile((id) => {
-      const timestamp = this.lastContainedLogTimestamp(id);
+    return this.cleanOldestWhile((oldest) => {
+      const timestamp = this.lastContainedLogTimestamp(oldest);
       return timestamp !== undefined && nowMs - timestamp > limit;
     });
   }
 
   /** Deletes before the next snapshot while `shouldDelete(oldest)` holds and two or more remain. */
-  private cleanOldestWhile(shouldDelete: (oldest: OffsetAndEpoch) => boolean): boolean {
+  private cleanOldestWhile(shouldDelete: (oldest: SnapshotEntry) => boolean): boolean {
     let cleaned = false;
     while (this.snapshots.length >= 2) {
       const [oldest, next] = this.snapshots as [SnapshotEntry, SnapshotEntry];
-      if (!shouldDelete(oldest.id) || !this.deleteBeforeSnapshot(next.id)) break;
+      if (!shouldDelete(oldest) || !this.deleteBeforeSnapshot(next.id)) break;
       cleaned = true;
     }
     return cleaned;
   }
 
   /** The snapshot header's `lastContainedLogTimestamp` (its first control record). */
-  private lastContainedLogTimestamp(snapshotId: OffsetAndEpoch): number | undefined {
+  private lastContainedLogTimestamp(entry: SnapshotEntry): number | undefined {
+    if (entry.lastContainedLogTimestamp !== undefined) return entry.lastContainedLogTimestamp;
+    const timestamp = this.readLastContainedLogTimestamp(entry.id);
+    if (timestamp !== undefined) entry.lastContainedLogTimestamp = timestamp;
+    return timestamp;
+  }
+
+  private readLastContainedLogTimestamp(snapshotId: OffsetAndEpoch): number | undefined {
     const reader = this.readSnapshot(snapshotId);
     if (reader === undefined || reader.sizeInBytes() === 0) return undefined;
     const first = new RecordsIterator(reader.records(), { maxBatchSizeBytes: 64 * 1024 }).next();

@@ -1,8 +1,9 @@
-import { Errors } from '@kraft/protocol';
+import { Errors, type FetchResponseData } from '@kraft/protocol';
 import { MemoryRecords, RecordsIterator } from '@kraft/records';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { RaftLogStateError } from './errors/raft-log-state-error.js';
 import { RaftApiKey } from './kafka-raft-client.js';
+import { singlePartition } from './rpc/raft-messages.js';
 import type { MockLog } from './testing/mock-log.js';
 import { RaftClientTestContext, recordsOf } from './testing/raft-client-test-context.js';
 
@@ -202,6 +203,78 @@ describe('Fetch handling by the leader', () => {
     const partition = context.assertSentFetchPartitionResponse({ epoch, leaderId: 0 });
     expect(offsetsOf(partition.records)).toEqual([]);
     expect(Number(partition.highWatermark)).toBe(context.client.highWatermark());
+  });
+
+  it('parks a caught-up fetch without reading the log and reads it once on completion', async () => {
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2]).build();
+    const epoch = await context.becomeLeader();
+    await context.advanceHighWatermarkAsLeader();
+    const end = context.log.endOffset();
+    const read = vi.spyOn(context.log, 'read');
+    const fetchReadsAtEnd = () =>
+      read.mock.calls.filter(([offset, isolation]) => offset === end && isolation === 'uncommitted').length;
+    context.deliverRequest(
+      FETCH,
+      context.fetchRequest({
+        epoch,
+        replicaId: 1,
+        fetchOffset: end,
+        lastFetchedEpoch: epoch,
+        maxWaitMs: 500,
+      }),
+      1,
+    );
+    await context.poll();
+    context.sleep(100);
+    await context.poll();
+    expect(context.sentResponses(FETCH)).toHaveLength(0);
+    expect(fetchReadsAtEnd()).toBe(0);
+    context.client.scheduleAppend(epoch, [Buffer.from('new')]);
+    await context.poll();
+    const partition = context.assertSentFetchPartitionResponse({ epoch, leaderId: 0 });
+    expect(offsetsOf(partition.records)).toEqual([end]);
+    expect(fetchReadsAtEnd()).toBe(1);
+  });
+
+  it('answers a parked fetch when another voter moves the high watermark', async () => {
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2, 3, 4]).build();
+    const epoch = await context.becomeLeader();
+    await context.advanceHighWatermarkAsLeader();
+    const hwm = context.client.highWatermark()!;
+    context.client.scheduleAppend(epoch, [Buffer.from('x')]);
+    await context.poll();
+    const end = context.log.endOffset();
+    expect(end).toBe(hwm + 1);
+    context.deliverRequest(
+      FETCH,
+      context.fetchRequest({
+        epoch,
+        replicaId: 1,
+        fetchOffset: end,
+        lastFetchedEpoch: epoch,
+        maxWaitMs: 500,
+      }),
+      1,
+    );
+    await context.poll();
+    // The leader and one follower of five: no majority yet, so the fetch waits.
+    expect(context.client.highWatermark()).toBe(hwm);
+    expect(context.sentResponses(FETCH)).toHaveLength(0);
+    context.deliverRequest(
+      FETCH,
+      context.fetchRequest({ epoch, replicaId: 2, fetchOffset: end, lastFetchedEpoch: epoch }),
+      2,
+    );
+    await context.poll();
+    expect(context.client.highWatermark()).toBe(end);
+    const responses = context.sentResponses(FETCH);
+    expect(responses.map((sent) => sent.request.sourceId).sort()).toEqual([1, 2]);
+    for (const sent of responses) {
+      const partition = singlePartition((sent.data as FetchResponseData).responses);
+      if (partition === undefined) throw new Error('fetch response has no partition');
+      expect(Number(partition.highWatermark)).toBe(end);
+      expect(offsetsOf(partition.records)).toEqual([]);
+    }
   });
 
   it('tracks observers without letting them move the high watermark', async () => {

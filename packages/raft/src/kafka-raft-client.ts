@@ -214,7 +214,11 @@ interface ParkedFetch {
   readonly maxBytes: number;
   readonly epoch: number;
   readonly deadlineMs: number;
-  readonly emptyResponse: FetchResponseData;
+}
+
+/** A fetch the leader holds, with the empty answer it gets if its wait runs out (built only then). */
+interface WaitingFetch extends ParkedFetch {
+  readonly emptyResult: FetchPartitionResult;
 }
 
 interface PendingCommit {
@@ -247,7 +251,7 @@ export class KafkaRaftClient implements RaftClient {
   private readonly requestManager: RequestManager;
   private inbound: InboundMessage[] = [];
   private readonly outstanding = new Map<number, OutstandingRequest>();
-  private parkedFetches: ParkedFetch[] = [];
+  private parkedFetches: WaitingFetch[] = [];
   private readonly listeners = new Map<Listener, ListenerContext>();
   private readonly pendingRegistrations: { listener: Listener; register: boolean }[] = [];
   private pendingCommits: PendingCommit[] = [];
@@ -1258,9 +1262,8 @@ export class KafkaRaftClient implements RaftClient {
       maxBytes: Math.max(1, Math.min(data.maxBytes, this.config.fetchMaxBytes)),
       epoch: leader.epoch,
       deadlineMs: nowMs + Math.max(0, data.maxWaitMs),
-      emptyResponse: this.fetchErrorResponse(request.apiVersion, Errors.NONE.code),
     };
-    const { response, result } = this.tryCompleteFetch(parked, nowMs);
+    const result = this.fetchResult(parked, nowMs);
     const followerHighWatermark = partition.highWatermark;
     const followerBehind =
       result.highWatermark !== undefined && followerHighWatermark < BigInt(result.highWatermark);
@@ -1272,17 +1275,31 @@ export class KafkaRaftClient implements RaftClient {
       result.snapshotId !== undefined ||
       (request.apiVersion >= 18 && followerBehind);
     if (respondNow || this.parkedFetches.length >= MAX_PARKED_FETCHES) {
-      this.network.sendResponse(request, response);
+      this.network.sendResponse(request, this.fetchResponse(parked, result));
     } else {
-      this.parkedFetches.push({ ...parked, emptyResponse: response });
+      // The empty answer is built only if the wait runs out: new data or a new HWM answers it anew.
+      this.parkedFetches.push({ ...parked, emptyResult: result });
     }
   }
 
   /** Answers a fetch from the leader's log: snapshot id, divergence, or records from the offset. */
-  private tryCompleteFetch(
-    fetch: ParkedFetch,
-    nowMs: number,
-  ): { response: FetchResponseData; result: FetchPartitionResult } {
+  private tryCompleteFetch(fetch: ParkedFetch, nowMs: number): FetchResponseData {
+    return this.fetchResponse(fetch, this.fetchResult(fetch, nowMs));
+  }
+
+  private fetchResponse(fetch: ParkedFetch, result: FetchPartitionResult): FetchResponseData {
+    return buildFetchResponse({
+      topic: this.topic,
+      apiVersion: fetch.request.apiVersion,
+      errorCode: Errors.NONE.code,
+      partition: result,
+      leaderEndpoints: this.localEndpoints,
+      listenerName: this.listenerName,
+    });
+  }
+
+  /** The partition answer to a fetch; records the follower's progress (which may move the HWM). */
+  private fetchResult(fetch: ParkedFetch, nowMs: number): FetchPartitionResult {
     const leader = this.quorum.leaderStateOrThrow();
     const base = {
       errorCode: Errors.NONE.code,
@@ -1309,34 +1326,31 @@ export class KafkaRaftClient implements RaftClient {
       } else if (validation.kind === 'snapshot') {
         result = { ...base, highWatermark: leader.highWatermark(), snapshotId: validation.offsetAndEpoch };
       } else {
-        const info = this.log.read(fetch.fetchOffset, 'uncommitted', fetch.maxBytes);
+        // A caught-up follower (the usual long poll) would read nothing: skip the log read.
+        const records =
+          fetch.fetchOffset >= this.log.endOffset()
+            ? EMPTY_RECORDS
+            : recordsToBuffer(this.log.read(fetch.fetchOffset, 'uncommitted', fetch.maxBytes).records);
         if (
           fetch.replicaKey !== undefined &&
           leader.updateReplicaState(fetch.replicaKey, nowMs, fetch.fetchOffset, this.log.endOffset())
         ) {
           this.onLeaderHighWatermarkChanged(leader, nowMs, fetch);
         }
-        result = { ...base, highWatermark: leader.highWatermark(), records: recordsToBuffer(info.records) };
+        result = { ...base, highWatermark: leader.highWatermark(), records };
       }
     }
-    const response = buildFetchResponse({
-      topic: this.topic,
-      apiVersion: fetch.request.apiVersion,
-      errorCode: Errors.NONE.code,
-      partition: result,
-      leaderEndpoints: this.localEndpoints,
-      listenerName: this.listenerName,
-    });
-    return { response, result };
+    return result;
   }
 
   /** Long-polling fetches whose wait ran out get the empty answer computed when they were parked. */
   private expireParkedFetches(nowMs: number): number {
     let nextDeadlineMs = Number.POSITIVE_INFINITY;
-    const waiting: ParkedFetch[] = [];
+    const waiting: WaitingFetch[] = [];
     for (const fetch of this.parkedFetches) {
-      if (nowMs >= fetch.deadlineMs) this.network.sendResponse(fetch.request, fetch.emptyResponse);
-      else {
+      if (nowMs >= fetch.deadlineMs) {
+        this.network.sendResponse(fetch.request, this.fetchResponse(fetch, fetch.emptyResult));
+      } else {
         waiting.push(fetch);
         nextDeadlineMs = Math.min(nextDeadlineMs, fetch.deadlineMs - nowMs);
       }
@@ -1352,7 +1366,7 @@ export class KafkaRaftClient implements RaftClient {
     this.parkedFetches = [];
     for (const fetch of parked) {
       if (fetch === except) continue;
-      this.network.sendResponse(fetch.request, this.tryCompleteFetch(fetch, nowMs).response);
+      this.network.sendResponse(fetch.request, this.tryCompleteFetch(fetch, nowMs));
     }
   }
 
@@ -2059,6 +2073,9 @@ function firstBatchBaseOffset(records: Records): number | undefined {
 }
 
 /** Copies records into one Buffer for a response (a MemoryRecords is a view already). */
+/** Shared, never written: the records of a fetch at the log end. */
+const EMPTY_RECORDS = Buffer.alloc(0);
+
 function recordsToBuffer(records: Records): Buffer | null {
   if (records instanceof MemoryRecords) return records.buffer();
   const size = records.sizeInBytes();
