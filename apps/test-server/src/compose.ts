@@ -100,7 +100,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const { generator, reporter } = attachWorkload(options, client, driver);
   client.initialize(time.milliseconds());
   const stopped = driver.start();
-  pumpNetwork(channel, driver, stopped, logger);
+  // The driver takes inbound traffic directly; a request it refuses (queue full) closes that
+  // connection, so the peer sees BROKER_NOT_AVAILABLE instead of waiting for a timeout.
+  channel.attach(driver);
   reporter.start();
   return {
     port,
@@ -261,32 +263,4 @@ function quorumSettings(config: ServerConfig) {
 function formatVoter(voter: VoterEndpoint): string {
   const host = voter.host.includes(':') ? `[${voter.host}]` : voter.host;
   return `${voter.nodeId}@${host}:${voter.port}`;
-}
-
-/** Moves everything the transport received into the driver's queue, as it arrives, until the driver stops. */
-function pumpNetwork(
-  channel: TcpNetworkChannel,
-  driver: RaftDriver,
-  stopped: Promise<void>,
-  logger: Logger,
-): void {
-  let running = true;
-  const markStopped = (): void => {
-    running = false;
-  };
-  stopped.then(markStopped, markStopped);
-  const pump = async (): Promise<void> => {
-    while (running) {
-      await channel.waitForMessages();
-      for (const message of channel.drain()) {
-        const accepted =
-          message.kind === 'request'
-            ? driver.deliverRequest(message.request)
-            : driver.deliverResponse(message.response);
-        if (!accepted && running)
-          logger.warn({ kind: message.kind }, 'raft driver queue full, message dropped');
-      }
-    }
-  };
-  pump().catch((error: unknown) => logger.error({ err: error }, 'network pump failed'));
 }

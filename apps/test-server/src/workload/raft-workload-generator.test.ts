@@ -1,6 +1,5 @@
-import { KRaftError } from '@kraft/protocol';
+import { KRaftError, silentLogger } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../logging/logger.js';
 import { CommitStats } from '../stats/commit-stats.js';
 import { readAppendTimeMs } from './performance-record.js';
 import { RaftWorkloadGenerator, type WorkloadAppender } from './raft-workload-generator.js';

@@ -1,5 +1,5 @@
+import type { Logger } from '@kraft/protocol';
 import { invariant, KRaftError } from '@kraft/protocol';
-import type { Logger } from '../logging/logger.js';
 import { createPerformanceRecord } from './performance-record.js';
 import { ThroughputThrottler } from './throughput-throttler.js';
 import type { ScheduledTask, WorkloadScheduler } from './workload-scheduler.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../logging/logger.js';
+import type { Logger } from '@kraft/protocol';
 import type { CommitStats } from '../stats/commit-stats.js';
 import { readAppendTimeMs } from './performance-record.js';
 import type { RaftWorkloadGenerator } from './raft-workload-generator.js';
