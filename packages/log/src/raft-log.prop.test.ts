@@ -392,3 +392,84 @@ describe('RaftLog against an in-memory model', () => {
     );
   });
 });
+
+/** One log: a batch per entry of `batchSizes`, the HWM at `highWatermark`, snapshots at `snapshotPicks`. */
+function buildCleaningFixture(
+  batchSizes: readonly number[],
+  snapshotPicks: readonly number[],
+  highWatermark: number,
+  retentionMaxBytes: number,
+): { fileSystem: MemoryFileSystem; log: RaftLog; snapshots: OffsetAndEpoch[] } {
+  const fileSystem = new MemoryFileSystem();
+  fileSystem.mkdir(DIR);
+  const log = RaftLog.open({
+    dir: DIR,
+    fileSystem,
+    config: testConfig({ internalSegmentBytes: 1024, retentionMaxBytes, retentionMs: -1 }),
+    time: () => TEST_NOW_MS,
+  });
+  for (const valueBytes of batchSizes) log.appendAsLeader(dataBatch({ count: 1, valueBytes }), 1);
+  log.updateHighWatermark(Math.min(highWatermark, log.endOffset()));
+  const snapshots: OffsetAndEpoch[] = [];
+  // Negative picks choose a segment base offset: where an off-by-one in "wholly below" shows.
+  const bases = log.segmentBaseOffsets();
+  const offsets = snapshotPicks
+    .map((pick) => (pick < 0 ? (bases[-pick % bases.length] as number) : pick))
+    .sort((left, right) => left - right);
+  for (const offset of offsets) {
+    if (offset <= (snapshots.at(-1)?.offset ?? 0) || offset > log.highWatermark()) continue;
+    const id = { offset, epoch: 1 };
+    const writer = log.createNewSnapshot(id);
+    if (writer === undefined) continue;
+    writer.append(dataBatch({ epoch: 1, prefix: 'snapshot', count: 1 + (offset % 4) }));
+    writer.freeze();
+    writer.close();
+    snapshots.push(id);
+  }
+  return { fileSystem, log, snapshots };
+}
+
+/** Kafka's retention-by-bytes loop, one `deleteBeforeSnapshot` per step, through the public API. */
+function cleanStepByStep(log: RaftLog, snapshots: OffsetAndEpoch[], limit: number): boolean {
+  const remaining = [...snapshots];
+  let snapshotBytes = remaining.reduce((sum, id) => sum + (log.readSnapshot(id)?.sizeInBytes() ?? 0), 0);
+  let cleaned = false;
+  while (remaining.length >= 2) {
+    const [oldest, next] = remaining as [OffsetAndEpoch, OffsetAndEpoch];
+    if (log.sizeInBytes() + snapshotBytes <= limit) break;
+    snapshotBytes -= log.readSnapshot(oldest)?.sizeInBytes() ?? 0;
+    if (!log.deleteBeforeSnapshot(next)) break;
+    remaining.shift();
+    cleaned = true;
+  }
+  return cleaned;
+}
+
+describe('RaftLog retention', () => {
+  it('moving the log start once ends where Kafka’s step-by-step cleaning ends', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 10, max: 400 }), { minLength: 1, maxLength: 40 }),
+        fc.array(fc.integer({ min: -40, max: 40 }), { maxLength: 8 }),
+        fc.integer({ min: 0, max: 40 }),
+        fc.integer({ min: 0, max: 12_000 }),
+        (batchSizes, snapshotPicks, highWatermark, limit) => {
+          const once = buildCleaningFixture(batchSizes, snapshotPicks, highWatermark, limit);
+          const steps = buildCleaningFixture(batchSizes, snapshotPicks, highWatermark, limit);
+          expect(once.log.maybeClean(TEST_NOW_MS)).toBe(cleanStepByStep(steps.log, steps.snapshots, limit));
+          expect([once.log.startOffset(), once.log.earliestSnapshotId(), once.log.sizeInBytes()]).toEqual([
+            steps.log.startOffset(),
+            steps.log.earliestSnapshotId(),
+            steps.log.sizeInBytes(),
+          ]);
+          expect(once.fileSystem.list(`${DIR}/__cluster_metadata-0`).sort()).toEqual(
+            steps.fileSystem.list(`${DIR}/__cluster_metadata-0`).sort(),
+          );
+          once.log.close();
+          steps.log.close();
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -468,6 +468,23 @@ describe.each([
     expect(log.maybeClean(1_000_000)).toBe(false);
   });
 
+  it('moves the log start once, straight to the last snapshot retention lets go of', () => {
+    log.close();
+    log = fixture.open({ config: testConfig({ retentionMaxBytes: 1, retentionMs: -1 }) });
+    appendBatches(log, 60, 1);
+    log.updateHighWatermark(120);
+    for (const offset of [20, 40, 60, 80, 100]) writeSnapshot(log, { offset, epoch: 1 });
+    const directorySyncs = vi.spyOn(fixture.fileSystem, 'syncDirectory');
+    const renames = vi.spyOn(fixture.fileSystem, 'rename');
+    expect(log.maybeClean(0)).toBe(true);
+    expect([log.startOffset(), log.earliestSnapshotId()]).toEqual([100, { offset: 100, epoch: 1 }]);
+    // One pass's worth of syncs whatever the number of snapshots passed: the checkpoint's atomic
+    // write (two), the segment deletion and the snapshot deletion (one each). Step by step, four
+    // snapshots cost four times that.
+    expect(renames.mock.calls.filter(([, to]) => to.endsWith('log-start-offset-checkpoint'))).toHaveLength(1);
+    expect(directorySyncs).toHaveBeenCalledTimes(4);
+  });
+
   it('skips retention for snapshots above the high watermark (after a restart) instead of throwing', () => {
     log.close();
     const config = testConfig({ retentionMaxBytes: 1, retentionMs: -1 });

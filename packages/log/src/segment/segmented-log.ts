@@ -260,6 +260,20 @@ export class SegmentedLog {
     return total;
   }
 
+  /**
+   * The log's size once the log start is raised to `startOffset` and `deleteOldSegments` ran:
+   * every segment except those wholly below `startOffset` (never the active one).
+   */
+  sizeInBytesFrom(startOffset: number): number {
+    const all = this.segments.all();
+    let total = 0;
+    for (const [index, segment] of all.entries()) {
+      const next = all[index + 1];
+      if (next === undefined || next.baseOffset > startOffset) total += segment.sizeInBytes();
+    }
+    return total;
+  }
+
   segmentBaseOffsets(): number[] {
     return this.segments.all().map((segment) => segment.baseOffset);
   }
