@@ -1,0 +1,88 @@
+import { invariant } from '@kraft/protocol';
+import { MemoryRecordsBuilder } from '@kraft/records';
+import type { ParkedFetch } from '../handlers/fetch-handler.js';
+import type { RaftLog } from '../ports/raft-log.js';
+import type { LeaderState } from '../states/leader-state.js';
+
+interface PendingCommit {
+  readonly lastOffset: number;
+  readonly appendTimeMs: number;
+}
+
+/** Appended batches tracked for the commit-latency metric until they commit. */
+export const MAX_PENDING_COMMITS = 100_000;
+
+/**
+ * The leader write path: drains the accumulator into the log, and on each high-watermark advance
+ * updates the log, the commit-latency metric, and answers the parked fetches.
+ */
+export class LeaderWritePath {
+  private pendingCommits: PendingCommit[] = [];
+  private commitLatencyTotalMs = 0;
+  private commitLatencyMaxMs: number | undefined;
+  private committedBatches = 0;
+
+  constructor(
+    private readonly log: RaftLog,
+    /** New data or a new high watermark: the parked fetches (but `except`) are answered now. */
+    private readonly completeParkedFetches: (nowMs: number, except?: ParkedFetch) => void,
+  ) {}
+
+  maybeAppendBatches(leader: LeaderState, nowMs: number): void {
+    if (!leader.accumulator.needsDrain(nowMs)) return;
+    const batches = leader.accumulator.drain(nowMs);
+    if (batches.length === 0) return;
+    for (const batch of batches) {
+      const builder = new MemoryRecordsBuilder({
+        baseOffset: batch.baseOffset,
+        partitionLeaderEpoch: leader.epoch,
+      });
+      for (const value of batch.records) builder.append({ timestamp: batch.appendTimeMs, value });
+      const info = this.log.appendAsLeader(builder.build(), leader.epoch);
+      invariant(
+        info.firstOffset === batch.baseOffset && info.lastOffset === batch.lastOffset,
+        () =>
+          `appended [${info.firstOffset}, ${info.lastOffset}], accumulator assigned [${batch.baseOffset}, ${batch.lastOffset}]`,
+      );
+      // Only the commit-latency metric reads these: past the bound the oldest sample is dropped.
+      if (this.pendingCommits.length >= MAX_PENDING_COMMITS) this.pendingCommits.shift();
+      this.pendingCommits.push({ lastOffset: batch.lastOffset, appendTimeMs: batch.appendTimeMs });
+    }
+    this.completeParkedFetches(nowMs);
+  }
+
+  onLeaderHighWatermarkChanged(leader: LeaderState, nowMs: number, except?: ParkedFetch): void {
+    const highWatermark = leader.highWatermark();
+    if (highWatermark === undefined) return;
+    this.log.updateHighWatermark(highWatermark);
+    while (
+      this.pendingCommits.length > 0 &&
+      (this.pendingCommits[0] as PendingCommit).lastOffset < highWatermark
+    ) {
+      const commit = this.pendingCommits.shift() as PendingCommit;
+      const latencyMs = Math.max(0, nowMs - commit.appendTimeMs);
+      this.committedBatches += 1;
+      this.commitLatencyTotalMs += latencyMs;
+      this.commitLatencyMaxMs = Math.max(this.commitLatencyMaxMs ?? 0, latencyMs);
+    }
+    this.completeParkedFetches(nowMs, except);
+  }
+
+  /** Leadership lost: its appends will never be counted as committed. */
+  clearPendingCommits(): void {
+    this.pendingCommits = [];
+  }
+
+  /** Commit latency (Kafka's raft-metrics): time from a leader append to its commit, over committed batches. */
+  commitLatency(): {
+    readonly avgMs: number | undefined;
+    readonly maxMs: number | undefined;
+    readonly committedBatches: number;
+  } {
+    return {
+      avgMs: this.committedBatches === 0 ? undefined : this.commitLatencyTotalMs / this.committedBatches,
+      maxMs: this.commitLatencyMaxMs,
+      committedBatches: this.committedBatches,
+    };
+  }
+}

@@ -1,0 +1,248 @@
+import { Errors, invariant, Uuid } from '@kraft/protocol';
+import {
+  buildControlBatch,
+  type ControlRecordMessage,
+  ControlRecordType,
+  type MemoryRecords,
+} from '@kraft/records';
+import type { Endpoints } from '../endpoints.js';
+import type { FetchHandler } from '../handlers/fetch-handler.js';
+import { BatchAccumulator } from '../internals/batch-accumulator.js';
+import { listenersOf } from '../rpc/raft-messages.js';
+import type { EpochState } from '../states/epoch-state.js';
+import { FollowerState } from '../states/follower-state.js';
+import { LeaderState } from '../states/leader-state.js';
+import type { LeaderWritePath } from './leader-write-path.js';
+import type { RaftClientContext } from './raft-client-context.js';
+
+/**
+ * Elections and state transitions with their side effects: what each new state starts with (a
+ * leader's epoch start batch, fresh connections, the leader's endpoint) and what the previous
+ * state owned and must give up (unappended records, parked fetches, a snapshot download).
+ */
+export class StateTransitions {
+  constructor(
+    private readonly context: RaftClientContext,
+    private readonly leaderWritePath: LeaderWritePath,
+    private readonly fetchHandler: FetchHandler,
+  ) {}
+
+  // --- elections ----------------------------------------------------------------------------
+
+  /** Prospective → Candidate once a majority granted the pre-vote; returns true if it moved. */
+  maybeTransitionToCandidate(nowMs: number): boolean {
+    if (!this.context.quorum.isProspective()) return false;
+    if (!this.context.quorum.prospectiveStateOrThrow().epochElection.isVoteGranted()) return false;
+    const previous = this.context.quorum.state();
+    this.context.quorum.transitionToCandidate(nowMs);
+    this.onStateChanged(previous, nowMs);
+    this.maybeTransitionToLeader(nowMs);
+    return true;
+  }
+
+  maybeTransitionToLeader(nowMs: number): void {
+    if (!this.context.quorum.isCandidate()) return;
+    const candidate = this.context.quorum.candidateStateOrThrow();
+    if (!candidate.epochElection.isVoteGranted()) return;
+    this.becomeLeader(nowMs);
+  }
+
+  /** Candidate → Leader: epoch start batch (LeaderChangeMessage), new accumulator, reset connections. */
+  private becomeLeader(nowMs: number): void {
+    const previous = this.context.quorum.state();
+    const epochStartOffset = this.context.log.endOffset();
+    const candidate = this.context.quorum.candidateStateOrThrow();
+    const epoch = candidate.epoch;
+    const accumulator = new BatchAccumulator({
+      epoch,
+      baseOffset: epochStartOffset + 1,
+      lingerMs: this.context.config.appendLingerMs,
+    });
+    const leader = this.context.quorum.transitionToLeader(epochStartOffset, accumulator, nowMs);
+    this.context.log.initializeLeaderEpoch(epoch);
+    const leaderChange = this.buildEpochStartBatch(leader, epochStartOffset, nowMs);
+    const info = this.context.log.appendAsLeader(leaderChange, epoch);
+    invariant(
+      info.firstOffset === epochStartOffset,
+      () => `leader change batch at ${info.firstOffset}, expected ${epochStartOffset}`,
+    );
+    this.onStateChanged(previous, nowMs);
+    this.context.logger.info({ epoch, epochStartOffset }, 'became leader');
+  }
+
+  /**
+   * The start-of-epoch control batch: LeaderChangeMessage (always at version 0, so no directory
+   * ids), plus KRaftVersionRecord and VotersRecord under kraft.version 1. Kafka adds those two
+   * only when the log has no VotersRecord yet or the leader's endpoints changed; with static
+   * voters this core restates them at every epoch start, which is equivalent for readers.
+   */
+  private buildEpochStartBatch(leader: LeaderState, epochStartOffset: number, nowMs: number): MemoryRecords {
+    const toVoter = (voterId: number) => ({ voterId, voterDirectoryId: Uuid.ZERO });
+    const records: ControlRecordMessage[] = [
+      {
+        type: ControlRecordType.LEADER_CHANGE,
+        message: {
+          version: 0,
+          leaderId: leader.localKey.id,
+          voters: this.context.options.voters.voterIds().map(toVoter),
+          grantingVoters: leader.grantingVoters.map(toVoter),
+        },
+      },
+    ];
+    if (this.context.kraftVersion >= 1) {
+      records.push(
+        {
+          type: ControlRecordType.KRAFT_VERSION,
+          message: { version: 0, kRaftVersion: this.context.kraftVersion },
+        },
+        {
+          type: ControlRecordType.KRAFT_VOTERS,
+          message: {
+            version: 0,
+            voters: this.context.options.voters.voterNodes().map((node) => ({
+              voterId: node.voterKey.id,
+              voterDirectoryId: node.voterKey.directoryIdOrZero(),
+              endpoints: listenersOf(node.listeners),
+              kRaftVersionFeature: {
+                minSupportedVersion: node.supportedKRaftVersion.minVersion,
+                maxSupportedVersion: node.supportedKRaftVersion.maxVersion,
+              },
+            })),
+          },
+        },
+      );
+    }
+    return buildControlBatch(
+      { baseOffset: epochStartOffset, partitionLeaderEpoch: leader.epoch, timestamp: nowMs },
+      records,
+    );
+  }
+
+  prospectiveTransitionAfterElectionLoss(nowMs: number): void {
+    const prospective = this.context.quorum.prospectiveStateOrThrow();
+    const leaderId = prospective.leaderId;
+    if (leaderId !== undefined && this.context.quorum.canFollow(leaderId, prospective.leaderEndpoints())) {
+      this.transitionToFollower(prospective.epoch, leaderId, prospective.leaderEndpoints(), nowMs);
+    } else {
+      this.transitionToUnattached(prospective.epoch, leaderId, nowMs);
+    }
+  }
+
+  resignLeadership(nowMs: number): void {
+    const leader = this.context.quorum.leaderStateOrThrow();
+    const successors = leader.nonLeaderVotersByDescendingFetchOffset();
+    this.context.quorum.transitionToResigned(successors, nowMs);
+    this.onStateChanged(leader, nowMs);
+    this.context.requestManager.resetAll();
+    this.context.outstanding.clear();
+  }
+
+  // --- transitions with side effects --------------------------------------------------------
+
+  transitionToFollower(epoch: number, leaderId: number, endpoints: Endpoints, nowMs: number): void {
+    const previous = this.context.quorum.state();
+    this.context.quorum.transitionToFollower(epoch, leaderId, endpoints, nowMs);
+    const address = endpoints.address(this.context.listenerName) ?? endpoints.firstAddress();
+    if (address !== undefined) this.context.network.updateEndpoint(leaderId, address);
+    this.onStateChanged(previous, nowMs);
+  }
+
+  transitionToProspective(nowMs: number): void {
+    const previous = this.context.quorum.state();
+    this.context.quorum.transitionToProspective(nowMs);
+    this.onStateChanged(previous, nowMs);
+  }
+
+  transitionToUnattached(epoch: number, leaderId: number | undefined, nowMs: number): void {
+    const previous = this.context.quorum.state();
+    this.context.quorum.transitionToUnattached(epoch, leaderId, nowMs);
+    this.onStateChanged(previous, nowMs);
+  }
+
+  /** Cleans up what the previous state owned. */
+  onStateChanged(previous: EpochState, nowMs: number): void {
+    const current = this.context.quorum.state();
+    if (previous === current) return;
+    if (current.name === 'Prospective' || current.name === 'Candidate' || current.name === 'Leader') {
+      // A new election or leadership starts with fresh connections: answers to the previous
+      // state's requests are stale, and nothing may block the new round of requests.
+      this.context.requestManager.resetAll();
+      this.context.outstanding.clear();
+    }
+    if (previous instanceof LeaderState) {
+      const dropped = previous.accumulator.close();
+      if (dropped > 0)
+        this.context.logger.warn(
+          { epoch: previous.epoch, dropped },
+          'dropped unappended records on losing leadership',
+        );
+      this.leaderWritePath.clearPendingCommits();
+      this.fetchHandler.completeParkedFetchesWithError(nowMs);
+    }
+    if (previous instanceof FollowerState && previous.fetchingSnapshot !== undefined) {
+      const stillFetching = current instanceof FollowerState && current.leaderId === previous.leaderId;
+      if (stillFetching) current.fetchingSnapshot = previous.fetchingSnapshot;
+      else previous.fetchingSnapshot.close();
+      previous.fetchingSnapshot = undefined;
+    }
+  }
+
+  /**
+   * Acts on a leader and epoch learned from a request or response (Kafka's `maybeTransition`).
+   * Throws on a different leader for our own epoch: that is two leaders in one epoch.
+   */
+  maybeTransition(leaderId: number | undefined, epoch: number, endpoints: Endpoints, nowMs: number): void {
+    const current = this.context.quorum.state();
+    if (epoch === current.epoch && leaderId !== undefined) {
+      const known = current.leaderAndEpoch().leaderId;
+      invariant(
+        known === undefined || known === leaderId,
+        () => `split brain: leader ${leaderId} in epoch ${epoch}, but this node knows leader ${known}`,
+      );
+    }
+    if (epoch < current.epoch) return;
+    if (leaderId !== undefined && leaderId !== this.context.options.nodeId) {
+      if (this.context.quorum.canFollow(leaderId, endpoints)) {
+        const isNewLeader = !(current instanceof FollowerState) || epoch > current.epoch;
+        const hasNewEndpoints =
+          current instanceof FollowerState &&
+          !endpoints.isEmpty() &&
+          !endpoints.equals(current.leaderEndpoints());
+        if (isNewLeader || hasNewEndpoints) this.transitionToFollower(epoch, leaderId, endpoints, nowMs);
+      } else if (epoch > current.epoch) {
+        this.transitionToUnattached(epoch, leaderId, nowMs);
+      }
+    } else if (epoch > current.epoch) {
+      this.transitionToUnattached(epoch, undefined, nowMs);
+    }
+  }
+
+  /**
+   * Kafka's `maybeHandleCommonResponse`: returns true/false when the response is fully handled
+   * (with that success flag), or undefined when the caller goes on.
+   */
+  maybeHandleCommonResponse(
+    errorCode: number,
+    leaderId: number | undefined,
+    epoch: number,
+    endpoints: Endpoints,
+    nowMs: number,
+  ): boolean | undefined {
+    const current = this.context.quorum.epoch();
+    if (epoch < current || errorCode === Errors.UNKNOWN_LEADER_EPOCH.code) return true;
+    const moves =
+      epoch > current ||
+      errorCode === Errors.FENCED_LEADER_EPOCH.code ||
+      errorCode === Errors.NOT_LEADER_OR_FOLLOWER.code ||
+      (leaderId !== undefined && !this.context.quorum.hasLeader());
+    if (moves) {
+      const before = this.context.quorum.state();
+      this.maybeTransition(leaderId, epoch, endpoints, nowMs);
+      // An error that taught us nothing new (e.g. NOT_LEADER_OR_FOLLOWER naming the leader we
+      // already follow, or a resigned leader) backs off instead of retrying at once.
+      return errorCode === Errors.NONE.code || this.context.quorum.state() !== before;
+    }
+    if (errorCode === Errors.BROKER_NOT_AVAILABLE.code) return false;
+    return undefined;
+  }
+}

@@ -1,0 +1,315 @@
+import { Errors, type FetchResponseData, type FetchSnapshotResponseData, KRaftError } from '@kraft/protocol';
+import { MemoryRecords } from '@kraft/records';
+import type { RaftClientContext } from '../client/raft-client-context.js';
+import type { StateTransitions } from '../client/state-transitions.js';
+import { Endpoints } from '../endpoints.js';
+import { RaftLogStateError } from '../errors/raft-log-state-error.js';
+import type { InboundResponse } from '../ports/network-channel.js';
+import type { LogAppendInfo, OffsetAndEpoch } from '../ports/raft-log.js';
+import { RaftApiKey } from '../rpc/raft-api-key.js';
+import {
+  buildFetchRequest,
+  buildFetchSnapshotRequest,
+  endpointsFromNodeEndpoints,
+  singlePartition,
+  topLevelErrorCode,
+} from '../rpc/raft-messages.js';
+import { FollowerState, UNREACHABLE_LEADER_FETCHES_FOR_EARLY_ELECTION } from '../states/follower-state.js';
+
+/**
+ * The follower's (and observer's) side of Fetch and FetchSnapshot: sending them, appending what
+ * comes back, truncating on divergence, and downloading and installing the leader's snapshot.
+ */
+export class FollowerFetch {
+  constructor(
+    private readonly context: RaftClientContext,
+    private readonly transitions: StateTransitions,
+  ) {}
+
+  sendFetchOrFetchSnapshot(follower: FollowerState, destinationId: number, nowMs: number): void {
+    const snapshot = follower.fetchingSnapshot;
+    if (snapshot === undefined || destinationId !== follower.leaderId) {
+      this.sendFetch(destinationId, follower.epoch, nowMs);
+      return;
+    }
+    const data = buildFetchSnapshotRequest({
+      topic: this.context.topic,
+      clusterId: this.context.clusterId(),
+      replicaKey: this.context.quorum.localReplicaKey(),
+      epoch: follower.epoch,
+      snapshotId: snapshot.snapshotId,
+      position: snapshot.sizeInBytes(),
+      maxBytes: this.context.config.fetchSnapshotMaxBytes,
+    });
+    this.context.sendRequest(
+      destinationId,
+      RaftApiKey.FETCH_SNAPSHOT,
+      this.context.rpcVersions.fetchSnapshot,
+      data,
+      follower.epoch,
+      false,
+      nowMs,
+    );
+  }
+
+  sendFetch(destinationId: number, epoch: number, nowMs: number): void {
+    const data = buildFetchRequest({
+      topic: this.context.topic,
+      clusterId: this.context.clusterId(),
+      replicaKey: this.context.quorum.localReplicaKey(),
+      epoch,
+      fetchOffset: this.context.log.endOffset(),
+      lastFetchedEpoch: this.context.log.lastFetchedEpoch(),
+      maxWaitMs: this.context.config.fetchMaxWaitMs,
+      maxBytes: this.context.config.fetchMaxBytes,
+      highWatermark: this.context.quorum.highWatermark(),
+      apiVersion: this.context.rpcVersions.fetch,
+    });
+    this.context.sendRequest(
+      destinationId,
+      RaftApiKey.FETCH,
+      this.context.rpcVersions.fetch,
+      data,
+      epoch,
+      false,
+      nowMs,
+    );
+  }
+
+  /**
+   * A fetch to our leader was refused as BROKER_NOT_AVAILABLE (connection refused or reset: its
+   * process is gone). After a few in a row, a voter brings its election forward to a random delay
+   * in [0, election timeout) instead of waiting out the whole fetch timeout (a deliberate
+   * difference from Kafka, README). Safe: it only starts a pre-vote, which a follower still
+   * fetching from a live leader rejects; the random delay keeps followers from splitting the vote.
+   */
+  private onLeaderUnreachable(sourceId: number, nowMs: number): void {
+    const state = this.context.quorum.state();
+    if (!(state instanceof FollowerState) || state.leaderId !== sourceId || !this.context.quorum.isVoter())
+      return;
+    if (state.recordUnreachableLeaderFetch() !== UNREACHABLE_LEADER_FETCHES_FOR_EARLY_ELECTION) return;
+    const delayMs = this.context.options.random.nextInt(this.context.config.electionTimeoutMs);
+    this.context.logger.info(
+      { epoch: state.epoch, leaderId: state.leaderId, delayMs },
+      'leader unreachable: bringing the election forward',
+    );
+    state.shortenFetchTimeout(nowMs, delayMs);
+  }
+
+  handleFetchResponse(response: InboundResponse, nowMs: number): boolean {
+    const data = response.data as FetchResponseData;
+    const topLevelError = topLevelErrorCode(data);
+    if (topLevelError !== Errors.NONE.code) {
+      if (topLevelError === Errors.BROKER_NOT_AVAILABLE.code)
+        this.onLeaderUnreachable(response.sourceId, nowMs);
+      return false;
+    }
+    const partition = singlePartition(data.responses);
+    if (partition === undefined || !this.context.isReplicatedTopic(data.responses)) return false;
+    const leaderId = partition.currentLeader.leaderId >= 0 ? partition.currentLeader.leaderId : undefined;
+    const epoch = partition.currentLeader.leaderEpoch;
+    const endpoints =
+      leaderId === undefined
+        ? Endpoints.EMPTY
+        : endpointsFromNodeEndpoints(data.nodeEndpoints, leaderId, this.context.listenerName);
+    const handled = this.transitions.maybeHandleCommonResponse(
+      partition.errorCode,
+      leaderId,
+      epoch,
+      endpoints,
+      nowMs,
+    );
+    if (handled !== undefined) return handled;
+    const state = this.context.quorum.state();
+    if (!(state instanceof FollowerState) || state.leaderId !== response.sourceId) {
+      // An answer from a voter we asked to discover the leader, naming nobody new.
+      return partition.errorCode === Errors.NONE.code;
+    }
+    if (partition.errorCode !== Errors.NONE.code) return false;
+    if (partition.divergingEpoch.epoch >= 0 && partition.divergingEpoch.endOffset >= 0n) {
+      this.truncateOnDivergence(state, {
+        offset: Number(partition.divergingEpoch.endOffset),
+        epoch: partition.divergingEpoch.epoch,
+      });
+    } else if (partition.snapshotId.epoch >= 0 && partition.snapshotId.endOffset >= 0n) {
+      this.startSnapshotFetch(state, {
+        offset: Number(partition.snapshotId.endOffset),
+        epoch: partition.snapshotId.epoch,
+      });
+    } else {
+      if (!this.appendAsFollower(state, partition.records)) return false;
+      this.updateFollowerHighWatermark(state, Number(partition.highWatermark));
+    }
+    state.resetFetchTimeoutForSuccessfulFetch(nowMs);
+    return true;
+  }
+
+  /** Kafka's `truncateToEndOffset`: to the leader's end of the diverging epoch, or our end for the largest epoch below it. */
+  private truncateOnDivergence(state: FollowerState, diverging: OffsetAndEpoch): void {
+    let truncationOffset: number;
+    if (diverging.epoch === 0) {
+      truncationOffset = Math.min(diverging.offset, this.context.log.endOffset());
+    } else {
+      const local = this.context.log.endOffsetForEpoch(diverging.epoch);
+      truncationOffset =
+        local.epoch === diverging.epoch ? Math.min(local.offset, diverging.offset) : local.offset;
+    }
+    const highWatermark = state.highWatermark();
+    if (highWatermark !== undefined && truncationOffset < highWatermark) {
+      throw new RaftLogStateError(
+        `leader asked to truncate to ${truncationOffset}, below the high watermark ${highWatermark}: committed data would be lost`,
+      );
+    }
+    this.context.logger.info(
+      { offset: truncationOffset, epoch: diverging.epoch },
+      'truncating diverging log',
+    );
+    this.context.log.truncateTo(truncationOffset);
+  }
+
+  private startSnapshotFetch(state: FollowerState, snapshotId: OffsetAndEpoch): void {
+    state.fetchingSnapshot?.close();
+    state.fetchingSnapshot = undefined;
+    const writer = this.context.log.createNewSnapshotUnchecked(snapshotId);
+    if (writer !== undefined) {
+      this.context.logger.info(
+        { offset: snapshotId.offset, epoch: snapshotId.epoch },
+        'fetching snapshot from the leader',
+      );
+      state.fetchingSnapshot = writer;
+      return;
+    }
+    if (this.context.log.readSnapshot(snapshotId) !== undefined) {
+      this.installFetchedSnapshot(state, snapshotId);
+    } else {
+      this.context.logger.warn(
+        { offset: snapshotId.offset, epoch: snapshotId.epoch },
+        'cannot create the snapshot the leader named',
+      );
+    }
+  }
+
+  /**
+   * Appends fetched records. Records that fail validation (bad CRC, offsets that do not follow
+   * the log end) came from the network, not from us: like Kafka, log them and fetch again after
+   * the backoff instead of stopping the node. Returns false when nothing could be appended.
+   */
+  private appendAsFollower(state: FollowerState, bytes: Buffer | null): boolean {
+    if (bytes === null || bytes.length === 0) return true;
+    const records = MemoryRecords.readableRecords(bytes);
+    if (records.validBytes() === 0) return true;
+    let info: LogAppendInfo;
+    try {
+      info = this.context.log.appendAsFollower(records, state.epoch);
+    } catch (error) {
+      if (!isRejectedRecordsError(error)) throw error;
+      this.context.logger.warn(
+        { err: error, offset: this.context.log.endOffset(), leaderId: state.leaderId },
+        'fetched records rejected',
+      );
+      return false;
+    }
+    if (this.context.logger.isLevelEnabled('trace')) {
+      this.context.logger.trace(
+        { offset: info.firstOffset, lastOffset: info.lastOffset },
+        'appended as follower',
+      );
+    }
+    return true;
+  }
+
+  private updateFollowerHighWatermark(state: FollowerState, leaderHighWatermark: number): void {
+    if (leaderHighWatermark < 0) return;
+    const highWatermark = Math.min(leaderHighWatermark, this.context.log.endOffset());
+    if (state.updateHighWatermark(highWatermark)) this.context.log.updateHighWatermark(highWatermark);
+  }
+
+  handleFetchSnapshotResponse(response: InboundResponse, nowMs: number): boolean {
+    const data = response.data as FetchSnapshotResponseData;
+    if (topLevelErrorCode(data) !== Errors.NONE.code) return false;
+    const partition = singlePartition(data.topics);
+    if (partition === undefined || !this.context.isReplicatedTopic(data.topics)) return false;
+    const leaderId = partition.currentLeader.leaderId >= 0 ? partition.currentLeader.leaderId : undefined;
+    const endpoints =
+      leaderId === undefined
+        ? Endpoints.EMPTY
+        : endpointsFromNodeEndpoints(data.nodeEndpoints, leaderId, this.context.listenerName);
+    const handled = this.transitions.maybeHandleCommonResponse(
+      partition.errorCode,
+      leaderId,
+      partition.currentLeader.leaderEpoch,
+      endpoints,
+      nowMs,
+    );
+    if (handled !== undefined) return handled;
+    const state = this.context.quorum.state();
+    if (!(state instanceof FollowerState) || state.fetchingSnapshot === undefined) return true;
+    const writer = state.fetchingSnapshot;
+    if (
+      partition.errorCode === Errors.SNAPSHOT_NOT_FOUND.code ||
+      partition.errorCode === Errors.POSITION_OUT_OF_RANGE.code
+    ) {
+      // The leader no longer has it (or we asked for a bad position): start over with a Fetch.
+      writer.close();
+      state.fetchingSnapshot = undefined;
+      return true;
+    }
+    if (partition.errorCode !== Errors.NONE.code) return false;
+    const snapshotId = { offset: Number(partition.snapshotId.endOffset), epoch: partition.snapshotId.epoch };
+    if (snapshotId.offset !== writer.snapshotId.offset || snapshotId.epoch !== writer.snapshotId.epoch)
+      return true;
+    if (Number(partition.position) !== writer.sizeInBytes()) return true;
+    const size = Number(partition.size);
+    if (writer.sizeInBytes() + partition.unalignedRecords.length > size) {
+      // The leader's chunk overruns the size it announced: start the download over.
+      this.context.logger.warn(
+        { offset: snapshotId.offset, epoch: snapshotId.epoch, size },
+        'snapshot chunk overruns its size',
+      );
+      writer.close();
+      state.fetchingSnapshot = undefined;
+      return false;
+    }
+    writer.appendUnaligned(partition.unalignedRecords);
+    if (writer.sizeInBytes() === size) {
+      writer.freeze();
+      state.fetchingSnapshot = undefined;
+      this.installFetchedSnapshot(state, snapshotId);
+    }
+    state.resetFetchTimeoutForSuccessfulFetch(nowMs);
+    return true;
+  }
+
+  private installFetchedSnapshot(state: FollowerState, snapshotId: OffsetAndEpoch): void {
+    // The log replaces itself with a snapshot past its end even under an uncommitted tail from a
+    // newer epoch (sim seed 705): see RaftLog.truncateToLatestSnapshot.
+    const replaced = this.context.log.truncateToLatestSnapshot();
+    // Not replaced, yet consistent: installed before (a retry), or the log already ends exactly
+    // at the snapshot in its epoch.
+    const alreadyCovered =
+      this.context.log.startOffset() === snapshotId.offset ||
+      (this.context.log.endOffset() === snapshotId.offset &&
+        this.context.log.lastFetchedEpoch() === snapshotId.epoch);
+    if (!replaced && !alreadyCovered) {
+      throw new RaftLogStateError(
+        `fetched snapshot ${snapshotId.offset}-${snapshotId.epoch} did not replace the log ending at ${this.context.log.endOffset()}`,
+      );
+    }
+    this.context.logger.info(
+      { offset: snapshotId.offset, epoch: snapshotId.epoch },
+      'installed snapshot from the leader',
+    );
+    if (state.updateHighWatermark(snapshotId.offset)) this.context.log.updateHighWatermark(snapshotId.offset);
+  }
+}
+
+/** Errors a log raises for records that are corrupt or do not follow its end (bad input, not a bug). */
+const REJECTED_RECORDS_ERROR_CODES: ReadonlySet<string> = new Set([
+  'CORRUPT_RECORD',
+  'CORRUPT_MESSAGE',
+  'INVALID_RECORD',
+]);
+
+function isRejectedRecordsError(error: unknown): boolean {
+  return KRaftError.isInstance(error) && REJECTED_RECORDS_ERROR_CODES.has(error.code);
+}

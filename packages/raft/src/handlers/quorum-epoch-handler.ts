@@ -1,0 +1,214 @@
+import {
+  type BeginQuorumEpochRequestData,
+  type BeginQuorumEpochResponseData,
+  type EndQuorumEpochRequestData,
+  type EndQuorumEpochResponseData,
+  Errors,
+} from '@kraft/protocol';
+import type { RaftClientContext } from '../client/raft-client-context.js';
+import type { StateTransitions } from '../client/state-transitions.js';
+import { Endpoints } from '../endpoints.js';
+import type { InboundRequest, InboundResponse } from '../ports/network-channel.js';
+import { ReplicaKey } from '../replica-key.js';
+import { RaftApiKey } from '../rpc/raft-api-key.js';
+import {
+  buildBeginQuorumEpochRequest,
+  buildEndQuorumEpochRequest,
+  buildQuorumEpochResponse,
+  endpointsFromListeners,
+  endpointsFromNodeEndpoints,
+  singlePartition,
+  topLevelErrorCode,
+} from '../rpc/raft-messages.js';
+import { FollowerState } from '../states/follower-state.js';
+import type { LeaderState } from '../states/leader-state.js';
+import type { ResignedState } from '../states/resigned-state.js';
+
+/**
+ * BeginQuorumEpoch and EndQuorumEpoch in both directions: a new leader announces its epoch, a
+ * resigning leader names its preferred successors, and the voters answer.
+ */
+export class QuorumEpochHandler {
+  constructor(
+    private readonly context: RaftClientContext,
+    private readonly transitions: StateTransitions,
+  ) {}
+
+  private quorumEpochResponse(
+    apiVersion: number,
+    errorCode: number,
+    partitionErrorCode: number,
+  ): BeginQuorumEpochResponseData {
+    return buildQuorumEpochResponse({
+      topic: this.context.topic,
+      apiVersion,
+      errorCode,
+      partitionErrorCode,
+      leader: this.context.quorum.leaderAndEpoch(),
+      leaderEndpoints: this.context.quorum.state().leaderEndpoints(),
+      listenerName: this.context.listenerName,
+    });
+  }
+
+  handleBeginQuorumEpochRequest(request: InboundRequest, nowMs: number): BeginQuorumEpochResponseData {
+    const data = request.data as BeginQuorumEpochRequestData;
+    if (!this.context.hasValidClusterId(data.clusterId))
+      return this.quorumEpochResponse(request.apiVersion, Errors.INCONSISTENT_CLUSTER_ID.code, 0);
+    const partition = singlePartition(data.topics);
+    if (partition === undefined || !this.context.isReplicatedTopic(data.topics))
+      return this.quorumEpochResponse(request.apiVersion, Errors.INVALID_REQUEST.code, 0);
+    if (partition.leaderEpoch < this.context.quorum.epoch()) {
+      return this.quorumEpochResponse(request.apiVersion, Errors.NONE.code, Errors.FENCED_LEADER_EPOCH.code);
+    }
+    if (!this.context.isValidVoterKey(data.voterId, partition.voterDirectoryId)) {
+      return this.quorumEpochResponse(request.apiVersion, Errors.NONE.code, Errors.INVALID_VOTER_KEY.code);
+    }
+    if (partition.leaderId === this.context.options.nodeId || partition.leaderId < 0) {
+      return this.quorumEpochResponse(request.apiVersion, Errors.NONE.code, Errors.INVALID_REQUEST.code);
+    }
+    this.transitions.maybeTransition(
+      partition.leaderId,
+      partition.leaderEpoch,
+      endpointsFromListeners(data.leaderEndpoints),
+      nowMs,
+    );
+    return this.quorumEpochResponse(request.apiVersion, Errors.NONE.code, Errors.NONE.code);
+  }
+
+  handleEndQuorumEpochRequest(request: InboundRequest, nowMs: number): EndQuorumEpochResponseData {
+    const data = request.data as EndQuorumEpochRequestData;
+    if (!this.context.hasValidClusterId(data.clusterId))
+      return this.quorumEpochResponse(request.apiVersion, Errors.INCONSISTENT_CLUSTER_ID.code, 0);
+    const partition = singlePartition(data.topics);
+    if (partition === undefined || !this.context.isReplicatedTopic(data.topics))
+      return this.quorumEpochResponse(request.apiVersion, Errors.INVALID_REQUEST.code, 0);
+    if (partition.leaderEpoch < this.context.quorum.epoch()) {
+      return this.quorumEpochResponse(request.apiVersion, Errors.NONE.code, Errors.FENCED_LEADER_EPOCH.code);
+    }
+    if (partition.leaderId === this.context.options.nodeId || partition.leaderId < 0) {
+      return this.quorumEpochResponse(request.apiVersion, Errors.NONE.code, Errors.INVALID_REQUEST.code);
+    }
+    this.transitions.maybeTransition(
+      partition.leaderId,
+      partition.leaderEpoch,
+      endpointsFromListeners(data.leaderEndpoints),
+      nowMs,
+    );
+    const state = this.context.quorum.state();
+    if (
+      state instanceof FollowerState &&
+      state.leaderId === partition.leaderId &&
+      this.context.quorum.isVoter()
+    ) {
+      const successors =
+        request.apiVersion >= 1
+          ? partition.preferredCandidates.map((candidate) =>
+              ReplicaKey.of(candidate.candidateId, candidate.candidateDirectoryId),
+            )
+          : partition.preferredSuccessors.map((id) => ReplicaKey.of(id));
+      const backoffMs = this.endEpochElectionBackoffMs(successors);
+      this.context.logger.debug(
+        { epoch: state.epoch, backoffMs },
+        'leader resigned: overriding the fetch timeout',
+      );
+      state.overrideFetchTimeout(nowMs, backoffMs);
+    }
+    return this.quorumEpochResponse(request.apiVersion, Errors.NONE.code, Errors.NONE.code);
+  }
+
+  /** The most up-to-date successor campaigns at once; the others wait exponentially longer (KIP-595). */
+  private endEpochElectionBackoffMs(successors: readonly ReplicaKey[]): number {
+    const local = this.context.quorum.localReplicaKeyOrThrow();
+    const position = successors.findIndex((key) => key.matches(local));
+    if (position < 0) return this.context.config.electionBackoffMaxMs;
+    return strictExponentialElectionBackoffMs(
+      position,
+      successors.length,
+      this.context.config.electionBackoffMaxMs,
+    );
+  }
+
+  handleQuorumEpochResponse(response: InboundResponse, nowMs: number, isEnd: boolean): boolean {
+    const data = response.data as BeginQuorumEpochResponseData | EndQuorumEpochResponseData;
+    if (topLevelErrorCode(data) !== Errors.NONE.code) return false;
+    const partition = singlePartition(data.topics);
+    if (partition === undefined || !this.context.isReplicatedTopic(data.topics)) return false;
+    const leaderId = partition.leaderId >= 0 ? partition.leaderId : undefined;
+    const endpoints =
+      leaderId === undefined
+        ? Endpoints.EMPTY
+        : endpointsFromNodeEndpoints(data.nodeEndpoints, leaderId, this.context.listenerName);
+    if (partition.errorCode === Errors.NONE.code && isEnd && this.context.quorum.isResigned()) {
+      const resigned = this.context.quorum.resignedStateOrThrow();
+      if (partition.leaderEpoch === resigned.epoch) {
+        resigned.acknowledgeResignation(response.sourceId);
+        return true;
+      }
+    }
+    const handled = this.transitions.maybeHandleCommonResponse(
+      partition.errorCode,
+      leaderId,
+      partition.leaderEpoch,
+      endpoints,
+      nowMs,
+    );
+    if (handled !== undefined) return handled;
+    return partition.errorCode === Errors.NONE.code;
+  }
+
+  sendBeginQuorumEpoch(leader: LeaderState, voterId: number, nowMs: number): void {
+    const voterKey = this.context.options.voters.voterNode(voterId)?.voterKey ?? ReplicaKey.of(voterId);
+    const data = buildBeginQuorumEpochRequest({
+      topic: this.context.topic,
+      clusterId: this.context.clusterId(),
+      leaderId: leader.localKey.id,
+      epoch: leader.epoch,
+      voterKey,
+      leaderEndpoints: this.context.localEndpoints,
+    });
+    this.context.sendRequest(
+      voterId,
+      RaftApiKey.BEGIN_QUORUM_EPOCH,
+      this.context.rpcVersions.beginQuorumEpoch,
+      data,
+      leader.epoch,
+      false,
+      nowMs,
+    );
+  }
+
+  /** A resigned leader tells a voter that has not acknowledged yet, naming its preferred successors. */
+  sendEndQuorumEpoch(resigned: ResignedState, voterId: number, nowMs: number): void {
+    const data = buildEndQuorumEpochRequest({
+      topic: this.context.topic,
+      clusterId: this.context.clusterId(),
+      leaderId: resigned.localId,
+      epoch: resigned.epoch,
+      preferredSuccessors: resigned.preferredSuccessors,
+      leaderEndpoints: this.context.localEndpoints,
+    });
+    this.context.sendRequest(
+      voterId,
+      RaftApiKey.END_QUORUM_EPOCH,
+      this.context.rpcVersions.endQuorumEpoch,
+      data,
+      resigned.epoch,
+      false,
+      nowMs,
+    );
+  }
+}
+
+/**
+ * Kafka's strict exponential successor backoff: position 0 waits nothing; position p waits
+ * `min(max, (max >> (n - 1)) << (p - 1))`.
+ */
+export function strictExponentialElectionBackoffMs(
+  position: number,
+  successorCount: number,
+  maxMs: number,
+): number {
+  if (position <= 0) return 0;
+  if (position >= successorCount) return maxMs;
+  return Math.min(maxMs, Math.floor(maxMs / 2 ** (successorCount - 1)) * 2 ** (position - 1));
+}

@@ -1,0 +1,38 @@
+import type { Logger, Uuid } from '@kraft/protocol';
+import type { Endpoints } from './endpoints.js';
+import type { NetworkChannel } from './ports/network-channel.js';
+import type { QuorumStateDataVersion, QuorumStateStore } from './ports/quorum-state-store.js';
+import type { RaftLog } from './ports/raft-log.js';
+import type { Random } from './ports/random.js';
+import type { QuorumConfig } from './quorum-config.js';
+import type { ReplicatedTopic } from './rpc/raft-messages.js';
+import type { RpcVersions } from './rpc/rpc-versions.js';
+import type { VoterSet } from './voter-set.js';
+
+export interface KafkaRaftClientOptions {
+  /** Undefined for an observer that has no node id (it fetches as replica -1). */
+  readonly nodeId: number | undefined;
+  readonly directoryId?: Uuid;
+  /** Requests carrying another non-null cluster id are answered INCONSISTENT_CLUSTER_ID. */
+  readonly clusterId?: string | null;
+  readonly voters: VoterSet;
+  readonly log: RaftLog;
+  readonly network: NetworkChannel;
+  readonly quorumStateStore: QuorumStateStore;
+  readonly random: Random;
+  readonly config?: Partial<QuorumConfig>;
+  /** The listener name endpoints are advertised on (`controller.listener.names`' first entry). */
+  readonly listenerName?: string;
+  /** This node's own endpoints, sent in BeginQuorumEpoch/EndQuorumEpoch when it leads. */
+  readonly localEndpoints?: Endpoints;
+  /** 0 = static voters (quorum-state data version 0), 1 = KIP-853. */
+  readonly kraftVersion?: QuorumStateDataVersion;
+  readonly rpcVersions?: Partial<RpcVersions>;
+  /**
+   * The topic replicated (its name and topic id travel in every RPC; requests naming another are
+   * refused as Kafka does). Default `__cluster_metadata`; Kafka's raft test server uses
+   * `__raft_performance_test` with topic id `Uuid(0, 2)`.
+   */
+  readonly topic?: ReplicatedTopic;
+  readonly logger?: Logger;
+}

@@ -1,0 +1,20 @@
+import type { StateName } from './states/epoch-state.js';
+
+/** What apps and metrics can read at any time (Kafka's raft-metrics). */
+export interface RaftClientObservableState {
+  readonly role: StateName;
+  readonly epoch: number;
+  readonly leaderId: number | undefined;
+  readonly votedId: number | undefined;
+  readonly highWatermark: number | undefined;
+  readonly logStartOffset: number;
+  readonly logEndOffset: number;
+  readonly lastFlushedOffset: number;
+  readonly lastFetchedEpoch: number;
+  readonly numberOfVoters: number;
+  /** Commit latency: time from a leader append to its commit, over committed batches. */
+  readonly commitLatencyAvgMs: number | undefined;
+  readonly commitLatencyMaxMs: number | undefined;
+  readonly committedBatches: number;
+  readonly isShuttingDown: boolean;
+}
