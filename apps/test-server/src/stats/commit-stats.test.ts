@@ -62,6 +62,17 @@ describe('formatStatsLine', () => {
     expect(STATS_LINE_PATTERN.test(line)).toBe(true);
   });
 
+  it('ends with the event loop delay p99 when it is monitored', () => {
+    const line = formatStatsLine(new CommitStats().snapshotAndReset(5000), {
+      role: 'leader',
+      epoch: 1,
+      highWatermark: 7,
+      eventLoopDelayP99Ms: 12.345,
+    });
+    expect(line).toMatch(/High watermark: 7, Event loop delay p99 \(ms\): 12\.3$/);
+    expect(STATS_LINE_PATTERN.exec(line)?.[10]).toBe('12.3');
+  });
+
   it('says unknown before a high watermark is known', () => {
     const stats = new CommitStats();
     const line = formatStatsLine(stats.snapshotAndReset(5000), {
@@ -92,5 +103,39 @@ describe('StatsReporter', () => {
     nowMs += 1000;
     reporter.report();
     expect(lines[1]).toMatch(/^Throughput \(bytes\/second\): 0\.00,/);
+  });
+
+  it('adds the event loop delay p99 of each interval and restarts the histogram', () => {
+    const lines: string[] = [];
+    const calls: string[] = [];
+    let samples = 0;
+    const histogram = {
+      get count() {
+        return samples;
+      },
+      percentile: (percentile: number) => (percentile === 99 ? 21_500_000 : 0),
+      reset: () => {
+        calls.push('reset');
+        samples = 0;
+      },
+      enable: () => calls.push('enable') > 0,
+      disable: () => calls.push('disable') > 0,
+    };
+    const reporter = new StatsReporter({
+      stats: new CommitStats(),
+      status: () => ({ role: 'leader', epoch: 1, highWatermark: 3 }),
+      writeLine: (line) => lines.push(line),
+      nowMs: () => 0,
+      intervalMs: 60_000,
+      eventLoopDelay: histogram,
+    });
+    reporter.start();
+    samples = 40;
+    reporter.report();
+    reporter.report();
+    reporter.stop();
+    expect(lines[0]).toMatch(/Event loop delay p99 \(ms\): 21\.5$/);
+    expect(lines[1]).toMatch(/Event loop delay p99 \(ms\): 0\.0$/);
+    expect(calls).toEqual(['enable', 'reset', 'reset', 'disable']);
   });
 });

@@ -7,6 +7,8 @@ export interface NodeStatus {
   readonly epoch: number;
   /** Undefined until the node knows a high watermark. */
   readonly highWatermark: number | undefined;
+  /** p99 of the event loop's delay over the interval (TARGETS P6), when it is monitored. */
+  readonly eventLoopDelayP99Ms?: number;
 }
 
 /**
@@ -18,13 +20,17 @@ export function formatStatsLine(snapshot: CommitStatsSnapshot, status: NodeStatu
     `Throughput (bytes/second): ${snapshot.bytesPerSecond.toFixed(2)}, ` +
     `Latency (ms): ${snapshot.p75Ms.toFixed(1)} p75 ${snapshot.p99Ms.toFixed(1)} p99 ${snapshot.p999Ms.toFixed(1)} p999`;
   const highWatermark = status.highWatermark === undefined ? 'unknown' : String(status.highWatermark);
+  const loopDelay =
+    status.eventLoopDelayP99Ms === undefined
+      ? ''
+      : `, Event loop delay p99 (ms): ${status.eventLoopDelayP99Ms.toFixed(1)}`;
   return (
     `${kafkaLine}, Records/second: ${snapshot.recordsPerSecond.toFixed(2)}, ` +
     `Max latency (ms): ${snapshot.maxLatencyMs.toFixed(1)}, Role: ${status.role}, ` +
-    `Epoch: ${status.epoch}, High watermark: ${highWatermark}`
+    `Epoch: ${status.epoch}, High watermark: ${highWatermark}${loopDelay}`
   );
 }
 
 /** Reads a printed line back (tests and tooling): the Kafka part and our extras. */
 export const STATS_LINE_PATTERN =
-  /^Throughput \(bytes\/second\): (\d+\.\d{2}), Latency \(ms\): (\d+\.\d) p75 (\d+\.\d) p99 (\d+\.\d) p999, Records\/second: (\d+\.\d{2}), Max latency \(ms\): (\d+\.\d), Role: (\w+), Epoch: (\d+), High watermark: (\d+|unknown)$/;
+  /^Throughput \(bytes\/second\): (\d+\.\d{2}), Latency \(ms\): (\d+\.\d) p75 (\d+\.\d) p99 (\d+\.\d) p999, Records\/second: (\d+\.\d{2}), Max latency \(ms\): (\d+\.\d), Role: (\w+), Epoch: (\d+), High watermark: (\d+|unknown)(?:, Event loop delay p99 \(ms\): (\d+\.\d))?$/;

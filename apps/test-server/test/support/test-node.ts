@@ -18,6 +18,7 @@ export interface StatsLine {
   readonly role: string;
   readonly epoch: number;
   readonly highWatermark: number | undefined;
+  readonly eventLoopDelayP99Ms: number | undefined;
   readonly line: string;
 }
 
@@ -35,6 +36,7 @@ export function parseStatsLine(line: string): StatsLine | undefined {
     role: match[7] as string,
     epoch: number(8),
     highWatermark: match[9] === 'unknown' ? undefined : number(9),
+    eventLoopDelayP99Ms: match[10] === undefined ? undefined : number(10),
     line,
   };
 }
