@@ -1,7 +1,8 @@
 import { Errors } from '@kraft/protocol';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { InvalidSnapshotError } from './errors/invalid-snapshot-error.js';
 import { RaftApiKey } from './kafka-raft-client.js';
+import { FollowerState } from './states/follower-state.js';
 import type { MockLog } from './testing/mock-log.js';
 import { RaftClientTestContext, recordsOf } from './testing/raft-client-test-context.js';
 
@@ -225,6 +226,34 @@ describe('snapshots fetched by a follower', () => {
     );
     await context.poll();
     context.assertSentFetchRequest({ epoch: 3, fetchOffset: 0, lastFetchedEpoch: 0 });
+  });
+});
+
+describe('a snapshot download at shutdown', () => {
+  it('is closed when the graceful shutdown completes, so no .part file stays open', async () => {
+    const context = await RaftClientTestContext.builder(1, [0, 1, 2]).withElectedLeader(3, 0).build();
+    await context.poll();
+    const fetch = context.assertSentFetchRequest({ epoch: 3, fetchOffset: 0, lastFetchedEpoch: 0 });
+    context.deliverResponse(
+      fetch,
+      context.fetchResponse({
+        epoch: 3,
+        leaderId: 0,
+        highWatermark: 10,
+        snapshotId: { offset: 10, epoch: 3 },
+      }),
+    );
+    await context.poll();
+    const follower = context.client.quorumState().state();
+    if (!(follower instanceof FollowerState)) throw new Error('not a follower');
+    const writer = follower.fetchingSnapshot;
+    if (writer === undefined) throw new Error('the download did not start');
+    const close = vi.spyOn(writer, 'close');
+    context.client.shutdown(5_000, context.time.milliseconds());
+    await context.poll();
+    expect(context.client.isShutdownComplete()).toBe(true);
+    expect(close).toHaveBeenCalledTimes(1);
+    expect(follower.fetchingSnapshot).toBeUndefined();
   });
 });
 

@@ -70,6 +70,7 @@ import { RequestManager } from './request-manager.js';
 import { RaftApiKey } from './rpc/raft-api-key.js';
 import { METADATA_TOPIC, type ReplicatedTopic } from './rpc/raft-messages.js';
 import { DEFAULT_RPC_VERSIONS, type RpcVersions } from './rpc/rpc-versions.js';
+import { FollowerState } from './states/follower-state.js';
 import { DEFAULT_CONTROLLER_LISTENER_NAME } from './voter-set.js';
 
 // The public names this module has always exported; they now live beside the code that uses them.
@@ -586,8 +587,21 @@ export class KafkaRaftClient implements RaftClient {
       nowMs >= this.shutdownDeadlineMs;
     if (!done) return;
     this.shutdownComplete = true;
+    this.closeSnapshotDownload();
     this.logger.info({ epoch: this.quorum.epoch() }, 'graceful shutdown complete');
     this.listenerDispatch.beginShutdown();
+  }
+
+  /**
+   * A download in progress holds an open `.part` file; after shutdown the driver closes the log and
+   * nothing would finish or close it (Kafka closes it with the follower state). A restart deletes
+   * the partial file and downloads again.
+   */
+  private closeSnapshotDownload(): void {
+    const state = this.quorum.state();
+    if (!(state instanceof FollowerState) || state.fetchingSnapshot === undefined) return;
+    state.fetchingSnapshot.close();
+    state.fetchingSnapshot = undefined;
   }
 }
 
