@@ -49,6 +49,15 @@ export interface DestinationConnectionOptions {
 type State = 'disconnected' | 'connecting' | 'negotiating' | 'ready' | 'closed';
 
 /**
+ * Largest response frame read: the int32 size prefix's limit, as Kafka's controller client reads
+ * responses with `NetworkReceive.UNLIMITED`. A response is as large as its request asked for (a
+ * Fetch or FetchSnapshot `maxBytes`); `socket.request.max.bytes` bounds only the requests a server
+ * reads, and applying it here refused every chunk above it and retried the same one forever. The
+ * decoder allocates a frame only once all its bytes have arrived, so this bounds no allocation.
+ */
+const MAX_RESPONSE_FRAME_BYTES = 0x7fffffff;
+
+/**
  * The client side of one destination: a lazily opened connection, ApiVersions negotiation on each
  * new connection, pipelined requests matched to responses by correlation id in send order, and
  * reconnect backoff. Failures complete requests with synthetic error data, as Kafka's
@@ -148,7 +157,7 @@ export class DestinationConnection {
     this.state = 'connecting';
     const socket = connect({ host: endpoint.host, port: endpoint.port, noDelay: true });
     this.socket = socket;
-    this.decoder = new FrameDecoder(this.options.config.socketRequestMaxBytes);
+    this.decoder = new FrameDecoder(MAX_RESPONSE_FRAME_BYTES);
     this.writer = new CoalescingWriter(socket);
     this.connectTimer = setTimeout(() => {
       if (this.socket === socket) this.onConnectionFailure(socket, 'connection setup timed out', undefined);

@@ -231,6 +231,29 @@ describe('TcpNetworkChannel', () => {
     expect(received.buffer.byteLength).toBeGreaterThan(received.length);
   });
 
+  it('accepts a response above socket.request.max.bytes, which bounds only the requests a server reads', async () => {
+    // A FetchSnapshot chunk is as large as the follower asked for; Kafka's controller client reads
+    // responses with NetworkReceive.UNLIMITED. Refusing the frame would retry the same chunk forever.
+    const a = await startChannel(1, { config: { socketRequestMaxBytes: 64 * 1024 } });
+    const b = await startChannel(2);
+    a.channel.updateEndpoint(2, { host: '127.0.0.1', port: b.port });
+    const records = Buffer.alloc(1024 * 1024, 5);
+    a.channel.send({
+      correlationId: a.channel.newCorrelationId(),
+      destinationId: 2,
+      apiKey: 1,
+      apiVersion: 17,
+      data: FetchRequest.defaults(),
+      createdTimeMs: 0,
+    });
+    const inbound = await nextMessage(b.channel);
+    b.channel.sendResponse((inbound as { request: InboundRequest }).request, fetchResponseWith(records));
+    const response = await nextResponse(a.channel);
+    const received = (response.data as { responses: { partitions: { records: Buffer }[] }[] }).responses[0]
+      ?.partitions[0]?.records;
+    expect(received?.equals(records)).toBe(true);
+  });
+
   it('takes endpoints from controller.quorum.voters', async () => {
     const b = await startChannel(2);
     const a = await startChannel(1, { voters: parseQuorumVoters(`2@127.0.0.1:${b.port}`) });

@@ -5,7 +5,7 @@ import { DEFAULT_MAX_FRAME_BYTES, invariant } from '@kraft/protocol';
  * has one (in comments); each default says why it is what it is.
  */
 export interface TransportConfig {
-  /** `socket.request.max.bytes`: largest frame accepted. Kafka's default, 100 MiB. */
+  /** `socket.request.max.bytes`: largest request frame a server reads. Kafka's default, 100 MiB. Responses are not bounded by it. */
   readonly socketRequestMaxBytes: number;
   /** `connections.max.idle.ms`: a connection with no traffic and nothing in flight is closed. Kafka: 10 min. */
   readonly connectionsMaxIdleMs: number;
