@@ -1,56 +1,21 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { describeQuorum } from './support/describe-quorum.js';
+import {
+  expectIdenticalCommittedLogs,
+  isLeader,
+  STARTUP_TIMEOUT_MS,
+  stopAll,
+  waitForCommittingLeader,
+} from './support/quorum-checks.js';
 import { bytesBelowOffset, TestCluster } from './support/test-cluster.js';
-import { type StatsLine, TestNode } from './support/test-node.js';
+import { TestNode } from './support/test-node.js';
 
-const STARTUP_TIMEOUT_MS = 30_000;
 let cluster: TestCluster | undefined;
 
 afterEach(async () => {
   await cluster?.destroy();
   cluster = undefined;
 });
-
-function isLeader(stats: StatsLine): boolean {
-  return stats.role === 'Leader';
-}
-
-/** Waits until one node reports leadership with a high watermark past `minimum`. */
-async function waitForCommittingLeader(nodes: readonly TestNode[], minimum: number, minimumEpoch = 0) {
-  const results = nodes.map((node) =>
-    node
-      .waitForStats(
-        (stats) => isLeader(stats) && stats.epoch >= minimumEpoch && (stats.highWatermark ?? 0) > minimum,
-        STARTUP_TIMEOUT_MS,
-        `a leader of epoch >= ${minimumEpoch} past offset ${minimum}`,
-      )
-      .then((stats) => ({ node, stats })),
-  );
-  return Promise.any(results);
-}
-
-async function stopAll(nodes: readonly TestNode[]): Promise<void> {
-  const statuses = await Promise.all(nodes.map((node) => node.stop('SIGTERM')));
-  for (const [index, status] of statuses.entries()) {
-    expect(status, `node ${index + 1} exit:\n${nodes[index]?.tail()}`).toEqual({ code: 0, signal: null });
-  }
-}
-
-/** The committed prefix (below the smallest final high watermark) is byte-identical on every node. */
-function expectIdenticalCommittedLogs(
-  testCluster: TestCluster,
-  nodeIds: readonly number[],
-  highWatermark: number,
-) {
-  const prefixes = nodeIds.map((nodeId) => {
-    const log = testCluster.readLogBytes(nodeId);
-    return log.subarray(0, bytesBelowOffset(log, highWatermark));
-  });
-  const first = prefixes[0] as Buffer;
-  expect(first.length).toBeGreaterThan(0);
-  for (const prefix of prefixes) expect(prefix.equals(first)).toBe(true);
-  return first;
-}
 
 describe('test-kraft-server (real processes on 127.0.0.1)', () => {
   it('rejects a bad config with exit 1 and names the key, the value and what is expected', async () => {

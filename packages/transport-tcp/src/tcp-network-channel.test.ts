@@ -1,5 +1,13 @@
 import { type AddressInfo, createServer, type Socket } from 'node:net';
-import { ApiKeys, allApiKeys, FetchRequest, VoteRequest, VoteResponse } from '@kraft/protocol';
+import {
+  ApiKeys,
+  allApiKeys,
+  FetchRequest,
+  type Logger,
+  silentLogger,
+  VoteRequest,
+  VoteResponse,
+} from '@kraft/protocol';
 import type { InboundRequest, InboundResponse } from '@kraft/raft';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fetchResponseWith } from '../test/socket-harness.js';
@@ -165,6 +173,43 @@ describe('TcpNetworkChannel', () => {
     expect(a.channel.drain().map((message) => message.kind === 'response' && message.response.data)).toEqual([
       { errorCode: 8 },
     ]);
+  });
+
+  it('drops the responses that close() cancels after the sink has stopped without logging an error', async () => {
+    const messages: string[] = [];
+    const record =
+      (level: string) =>
+      (_object: object, message?: string): void => {
+        messages.push(`${level} ${message}`);
+      };
+    const logger: Logger = {
+      ...silentLogger,
+      debug: record('debug'),
+      warn: record('warn'),
+      error: record('error'),
+      child: () => logger,
+    };
+    const a = await startChannel(1, { logger });
+    const b = await startChannel(2);
+    let requestArrived!: () => void;
+    const arrived = new Promise<void>((resolve) => {
+      requestArrived = resolve;
+    });
+    // b keeps the request unanswered; a's sink has stopped, as the RaftDriver has when the server closes the channel.
+    b.channel.attach({
+      deliverRequest: () => {
+        requestArrived();
+        return true;
+      },
+      deliverResponse: () => true,
+    });
+    a.channel.attach({ deliverRequest: () => false, deliverResponse: () => false });
+    a.channel.updateEndpoint(2, { host: '127.0.0.1', port: b.port });
+    sendVote(a.channel, 2);
+    await arrived;
+    await a.channel.close();
+    expect(messages.filter((message) => message.startsWith('error'))).toEqual([]);
+    expect(messages).toContain('debug channel closed, dropping response');
   });
 
   it('pushes requests and responses to an attached sink such as the RaftDriver', async () => {

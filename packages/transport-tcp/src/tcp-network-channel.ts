@@ -228,6 +228,15 @@ export class TcpNetworkChannel implements NetworkChannel {
         : this.sink.deliverResponse(response);
     if (!accepted) {
       const { sourceId, correlationId, apiKey } = response;
+      if (this.closed) {
+        // close() cancels what is still in flight after the driver has stopped: every clean
+        // shutdown with a fetch outstanding does this, so it is neither an error nor a full queue.
+        this.logger.debug(
+          { remoteNodeId: sourceId, correlationId, apiKey },
+          'channel closed, dropping response',
+        );
+        return;
+      }
       this.logger.error(
         { remoteNodeId: sourceId, correlationId, apiKey },
         'inbound queue full, dropping response',

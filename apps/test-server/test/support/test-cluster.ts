@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ProxyMesh } from './proxy-mesh.js';
 import { TestNode } from './test-node.js';
 
 /** The README's directory ids, one per node. */
@@ -14,6 +15,18 @@ export const PARTITION_DIRECTORY = '__raft_performance_test-0';
 
 /** Ports the OS says are free right now (bound to 127.0.0.1 port 0, then released). */
 export async function pickFreePorts(count: number): Promise<number[]> {
+  const held = await holdFreePorts(count);
+  await held.release();
+  return held.ports;
+}
+
+/**
+ * Free ports, still bound until `release()`: whatever else binds port 0 meanwhile (the fault
+ * proxies) cannot be given one of them.
+ */
+export async function holdFreePorts(
+  count: number,
+): Promise<{ ports: number[]; release: () => Promise<void> }> {
   const servers = await Promise.all(
     Array.from(
       { length: count },
@@ -30,8 +43,19 @@ export async function pickFreePorts(count: number): Promise<number[]> {
     if (address === null || typeof address === 'string') throw new Error('no port');
     return address.port;
   });
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-  return ports;
+  const release = async (): Promise<void> => {
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  };
+  return { ports, release };
+}
+
+export interface TestClusterOptions {
+  /**
+   * Route every connection between nodes through a `ProxyMesh` of fault proxies (one per
+   * directed link), so tests can cut, blackhole and delay links. Off by default: the nodes then
+   * connect to each other's listeners directly.
+   */
+  readonly proxied?: boolean;
 }
 
 /** A quorum of `size` voters on 127.0.0.1 with its configs and log dirs in a fresh temp dir. */
@@ -40,18 +64,40 @@ export class TestCluster {
   readonly nodes = new Map<number, TestNode>();
 
   private constructor(
+    /** The real listener ports (DescribeQuorum goes here, never through a proxy). */
     readonly ports: readonly number[],
     readonly extraProperties: string,
     readonly statsIntervalMs: number,
+    private readonly proxyMesh: ProxyMesh | undefined,
   ) {
     this.root = mkdtempSync(join(tmpdir(), 'kraft-test-server-'));
   }
 
   /** `statsIntervalMs`: 1 s lets tests see progress sooner than Kafka's 5 s. */
-  static async create(size: number, extraProperties = '', statsIntervalMs = 1000): Promise<TestCluster> {
-    const cluster = new TestCluster(await pickFreePorts(size), extraProperties, statsIntervalMs);
+  static async create(
+    size: number,
+    extraProperties = '',
+    statsIntervalMs = 1000,
+    options: TestClusterOptions = {},
+  ): Promise<TestCluster> {
+    const held = await holdFreePorts(size);
+    const ports = held.ports;
+    let mesh: ProxyMesh | undefined;
+    try {
+      // Bound while the listener ports are still held, so no proxy can take a node's port.
+      mesh = options.proxied === true ? await ProxyMesh.start(ports) : undefined;
+    } finally {
+      await held.release();
+    }
+    const cluster = new TestCluster(ports, extraProperties, statsIntervalMs, mesh);
     for (let nodeId = 1; nodeId <= size; nodeId += 1) cluster.writeConfig(nodeId);
     return cluster;
+  }
+
+  /** The fault proxies between the nodes; only for a cluster created with `{ proxied: true }`. */
+  get mesh(): ProxyMesh {
+    if (this.proxyMesh === undefined) throw new Error('this cluster was not created with { proxied: true }');
+    return this.proxyMesh;
   }
 
   configPath(nodeId: number): string {
@@ -62,8 +108,19 @@ export class TestCluster {
     return join(this.root, `kraft-logs-${nodeId}`);
   }
 
+  /** Node `nodeId`'s voters line: the real listeners, or with a mesh the ports it must use. */
+  votersLine(nodeId: number): string {
+    return this.ports
+      .map((port, index) => {
+        const voter = index + 1;
+        const voterPort = this.proxyMesh === undefined ? port : this.proxyMesh.voterPort(nodeId, voter);
+        return `${voter}@127.0.0.1:${voterPort}`;
+      })
+      .join(',');
+  }
+
   private writeConfig(nodeId: number): void {
-    const voters = this.ports.map((port, index) => `${index + 1}@127.0.0.1:${port}`).join(',');
+    const voters = this.votersLine(nodeId);
     mkdirSync(this.root, { recursive: true });
     writeFileSync(
       this.configPath(nodeId),
@@ -96,9 +153,10 @@ export class TestCluster {
     return node;
   }
 
-  /** Kills whatever still runs and removes the temp dir. */
+  /** Kills whatever still runs, closes the proxies and removes the temp dir. */
   async destroy(): Promise<void> {
     await Promise.all([...this.nodes.values()].map((node) => node.killHard()));
+    await this.proxyMesh?.close();
     rmSync(this.root, { recursive: true, force: true });
   }
 
