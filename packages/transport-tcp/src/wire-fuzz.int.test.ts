@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { percentile, startAnsweringNode, WellBehavedClient } from '../test/fuzz-target.js';
 import { envNumber } from '../test/socket-harness.js';
@@ -13,6 +15,21 @@ const CONCURRENCY = envNumber('KRAFT_FUZZ_CONCURRENCY', 4);
 // connections/s. Flat out (0), the fuzzer process and the server fight for this machine's two cores.
 const PAUSE_MS = envNumber('KRAFT_FUZZ_PAUSE_MS', 10);
 const ASSERT_LATENCY = envNumber('KRAFT_FUZZ_ASSERT_LATENCY', 0) === 1;
+/** Live memory the server may keep after the fuzzer is gone (heap + buffers, after a full GC). */
+const MAX_LIVE_MEMORY_GROWTH_MIB = 32;
+
+/**
+ * The memory still reachable after a full collection: V8 heap plus Buffers. RSS is only reported:
+ * it keeps whatever the young generation and malloc arenas grew to under load (it measured 21-58
+ * MiB here for the same run), which says nothing about what the server retains.
+ */
+function liveMemoryMiB(): number {
+  setFlagsFromString('--expose-gc');
+  const collectGarbage = runInNewContext('gc') as () => void;
+  collectGarbage();
+  const { heapUsed, external } = process.memoryUsage();
+  return (heapUsed + external) / 1024 / 1024;
+}
 
 /**
  * Runs the fuzzer in a child process (its own event loop and CPU); `started` resolves once it
@@ -65,6 +82,7 @@ describe('wire fuzzing (R11: 100,000 frames)', () => {
     try {
       await client.measure(2_000);
       const idle = await client.measure(5_000);
+      const liveBeforeMiB = liveMemoryMiB();
       const rssBefore = process.memoryUsage().rss;
       const loopDelay = monitorEventLoopDelay({ resolution: 1 });
       loopDelay.enable();
@@ -83,15 +101,16 @@ describe('wire fuzzing (R11: 100,000 frames)', () => {
       const report = await done;
       loopDelay.disable();
       const rssGrowthMiB = (process.memoryUsage().rss - rssBefore) / 1024 / 1024;
+      const liveGrowthMiB = liveMemoryMiB() - liveBeforeMiB;
       const idleP99 = percentile(idle, 0.99);
       const fuzzP99 = percentile(underFuzz, 0.99);
       process.stdout.write(
         `wire fuzz: ${report.framesSent} frames over ${report.connectionsOpened} connections ${JSON.stringify(report.byKind)}\n` +
-          `  well-behaved client p50/p99: idle ${percentile(idle, 0.5).toFixed(0)}/${idleP99.toFixed(0)} µs, under fuzz ${percentile(underFuzz, 0.5).toFixed(0)}/${fuzzP99.toFixed(0)} µs (${underFuzz.length} round trips); answered ${node.answered()}; server event-loop delay p99 ${(loopDelay.percentile(99) / 1e6).toFixed(2)} ms; RSS growth ${rssGrowthMiB.toFixed(1)} MiB\n`,
+          `  well-behaved client p50/p99: idle ${percentile(idle, 0.5).toFixed(0)}/${idleP99.toFixed(0)} µs, under fuzz ${percentile(underFuzz, 0.5).toFixed(0)}/${fuzzP99.toFixed(0)} µs (${underFuzz.length} round trips); answered ${node.answered()}; server event-loop delay p99 ${(loopDelay.percentile(99) / 1e6).toFixed(2)} ms; live memory growth ${liveGrowthMiB.toFixed(1)} MiB, RSS growth ${rssGrowthMiB.toFixed(1)} MiB\n`,
       );
       expect(report.framesSent).toBeGreaterThanOrEqual(FRAME_COUNT);
       expect(client.failures).toEqual([]);
-      expect(rssGrowthMiB).toBeLessThan(50);
+      expect(liveGrowthMiB).toBeLessThan(MAX_LIVE_MEMORY_GROWTH_MIB);
       // The latency bound is a measurement, not a logic check: on a shared 2-core machine under
       // load, scavenge pauses of the test process alone reach tens of milliseconds. It is held
       // with KRAFT_FUZZ_ASSERT_LATENCY=1 (on a quiet machine) and always reported above.
