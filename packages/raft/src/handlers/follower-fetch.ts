@@ -2,7 +2,6 @@ import { Errors, type FetchResponseData, type FetchSnapshotResponseData, KRaftEr
 import { MemoryRecords } from '@kraft/records';
 import type { RaftClientContext } from '../client/raft-client-context.js';
 import type { StateTransitions } from '../client/state-transitions.js';
-import { Endpoints } from '../endpoints.js';
 import { RaftLogStateError } from '../errors/raft-log-state-error.js';
 import type { InboundResponse } from '../ports/network-channel.js';
 import type { LogAppendInfo, OffsetAndEpoch } from '../ports/raft-log.js';
@@ -108,10 +107,7 @@ export class FollowerFetch {
     if (partition === undefined || !this.context.isReplicatedTopic(data.responses)) return false;
     const leaderId = partition.currentLeader.leaderId >= 0 ? partition.currentLeader.leaderId : undefined;
     const epoch = partition.currentLeader.leaderEpoch;
-    const endpoints =
-      leaderId === undefined
-        ? Endpoints.EMPTY
-        : endpointsFromNodeEndpoints(data.nodeEndpoints, leaderId, this.context.listenerName);
+    const endpoints = endpointsFromNodeEndpoints(data.nodeEndpoints, leaderId, this.context.listenerName);
     const handled = this.transitions.maybeHandleCommonResponse(
       partition.errorCode,
       leaderId,
@@ -230,10 +226,7 @@ export class FollowerFetch {
     const partition = singlePartition(data.topics);
     if (partition === undefined || !this.context.isReplicatedTopic(data.topics)) return false;
     const leaderId = partition.currentLeader.leaderId >= 0 ? partition.currentLeader.leaderId : undefined;
-    const endpoints =
-      leaderId === undefined
-        ? Endpoints.EMPTY
-        : endpointsFromNodeEndpoints(data.nodeEndpoints, leaderId, this.context.listenerName);
+    const endpoints = endpointsFromNodeEndpoints(data.nodeEndpoints, leaderId, this.context.listenerName);
     const handled = this.transitions.maybeHandleCommonResponse(
       partition.errorCode,
       leaderId,

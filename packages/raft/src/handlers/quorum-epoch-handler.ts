@@ -7,7 +7,6 @@ import {
 } from '@kraft/protocol';
 import type { RaftClientContext } from '../client/raft-client-context.js';
 import type { StateTransitions } from '../client/state-transitions.js';
-import { Endpoints } from '../endpoints.js';
 import type { InboundRequest, InboundResponse } from '../ports/network-channel.js';
 import { ReplicaKey } from '../replica-key.js';
 import { RaftApiKey } from '../rpc/raft-api-key.js';
@@ -134,10 +133,7 @@ export class QuorumEpochHandler {
     const partition = singlePartition(data.topics);
     if (partition === undefined || !this.context.isReplicatedTopic(data.topics)) return false;
     const leaderId = partition.leaderId >= 0 ? partition.leaderId : undefined;
-    const endpoints =
-      leaderId === undefined
-        ? Endpoints.EMPTY
-        : endpointsFromNodeEndpoints(data.nodeEndpoints, leaderId, this.context.listenerName);
+    const endpoints = endpointsFromNodeEndpoints(data.nodeEndpoints, leaderId, this.context.listenerName);
     if (partition.errorCode === Errors.NONE.code && isEnd && this.context.quorum.isResigned()) {
       const resigned = this.context.quorum.resignedStateOrThrow();
       if (partition.leaderEpoch === resigned.epoch) {

@@ -1,7 +1,6 @@
 import { Errors, type VoteRequestData, type VoteResponseData } from '@kraft/protocol';
 import type { OutstandingRequest, RaftClientContext } from '../client/raft-client-context.js';
 import type { StateTransitions } from '../client/state-transitions.js';
-import { Endpoints } from '../endpoints.js';
 import type { InboundRequest, InboundResponse } from '../ports/network-channel.js';
 import { compareOffsetAndEpoch, type OffsetAndEpoch } from '../ports/raft-log.js';
 import { ReplicaKey } from '../replica-key.js';
@@ -124,10 +123,7 @@ export class VoteHandler {
       return true;
     }
     const leaderId = partition.leaderId >= 0 ? partition.leaderId : undefined;
-    const endpoints =
-      leaderId === undefined
-        ? Endpoints.EMPTY
-        : endpointsFromNodeEndpoints(data.nodeEndpoints, leaderId, this.context.listenerName);
+    const endpoints = endpointsFromNodeEndpoints(data.nodeEndpoints, leaderId, this.context.listenerName);
     const handled = this.transitions.maybeHandleCommonResponse(
       partition.errorCode,
       leaderId,

@@ -65,12 +65,16 @@ export function topLevelErrorCode(data: unknown): number {
   return typeof code === 'number' ? code : Errors.NONE.code;
 }
 
-/** Endpoints of `nodeId` from a response's NodeEndpoints (listener = the one we used). */
+/**
+ * Endpoints of `nodeId` from a response's NodeEndpoints (listener = the one we used); empty when
+ * the response names no leader (`nodeId` undefined) or carries no entry for it.
+ */
 export function endpointsFromNodeEndpoints(
   nodeEndpoints: readonly { nodeId: number; host: string; port: number }[] | undefined,
-  nodeId: number,
+  nodeId: number | undefined,
   listenerName: string,
 ): Endpoints {
+  if (nodeId === undefined) return Endpoints.EMPTY;
   const entry = nodeEndpoints?.find((endpoint) => endpoint.nodeId === nodeId);
   return entry === undefined
     ? Endpoints.EMPTY
