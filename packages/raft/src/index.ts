@@ -12,6 +12,7 @@ export {
   MAX_BATCH_SIZE_BYTES,
   MAX_BUFFERED_BYTES,
   MAX_NUMBER_OF_BATCHES,
+  TARGET_BATCH_SIZE_BYTES,
 } from './internals/batch-accumulator.js';
 export { EpochElection } from './internals/epoch-election.js';
 export { Timer } from './internals/timer.js';

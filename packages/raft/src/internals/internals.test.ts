@@ -60,6 +60,38 @@ describe('BatchAccumulator', () => {
     expect(accumulator.drain(1000).map((batch) => [batch.baseOffset, batch.lastOffset])).toEqual([[2, 2]]);
   });
 
+  it('completes a batch that reaches the target size, so it drains without waiting out the linger', () => {
+    const accumulator = new BatchAccumulator({
+      epoch: 1,
+      baseOffset: 0,
+      lingerMs: 1000,
+      targetBatchSizeBytes: 150,
+    });
+    accumulator.append(1, [Buffer.alloc(60)], 0, false);
+    expect(accumulator.timeUntilDrainMs(0)).toBe(1000);
+    accumulator.append(1, [Buffer.alloc(60)], 0, false);
+    expect(accumulator.timeUntilDrainMs(0)).toBe(0);
+    accumulator.append(1, [Buffer.alloc(10)], 500, false);
+    expect(accumulator.drain(500).map((batch) => [batch.baseOffset, batch.lastOffset])).toEqual([[0, 1]]);
+    // The record after the completed batch opens a new one under the linger clock already running
+    // (as Kafka's timer): it waits at most the linger time, here less.
+    expect(accumulator.timeUntilDrainMs(500)).toBe(500);
+    expect(accumulator.drain(1000).map((batch) => [batch.baseOffset, batch.lastOffset])).toEqual([[2, 2]]);
+  });
+
+  it('keeps a prepared append open past the target size until it is allowed to drain', () => {
+    const accumulator = new BatchAccumulator({
+      epoch: 1,
+      baseOffset: 0,
+      lingerMs: 1000,
+      targetBatchSizeBytes: 100,
+    });
+    accumulator.append(1, [Buffer.alloc(120)], 0, true);
+    expect(accumulator.drain(0)).toEqual([]);
+    accumulator.allowDrain();
+    expect(accumulator.drain(1000)).toHaveLength(1);
+  });
+
   it('rejects records that can never fit in one batch', () => {
     const accumulator = new BatchAccumulator({
       epoch: 1,
