@@ -20,7 +20,7 @@ import {
   VoterSet,
 } from '@kraft/raft';
 import { NodeFileSystem } from '@kraft/records';
-import { type ListenerSpec, TcpNetworkChannel } from '@kraft/transport-tcp';
+import { type ListenerSpec, TcpNetworkChannel, TlsContext } from '@kraft/transport-tcp';
 import type { Logger } from 'pino';
 import type { CommandLineOptions } from './cli/command-line.js';
 import { ConfigError } from './config/config-error.js';
@@ -227,15 +227,19 @@ function createChannel(
   random: Random,
 ): TcpNetworkChannel {
   const listener = config.controllerListener;
+  const tls = config.controllerListenerTls;
   const listenerSpec: ListenerSpec = {
     name: listener.name,
     host: listener.host,
     port: listener.port,
-    securityProtocol: 'PLAINTEXT',
+    securityProtocol: tls === undefined ? 'PLAINTEXT' : 'SSL',
   };
   return new TcpNetworkChannel({
     nodeId: config.nodeId,
     listeners: [listenerSpec],
+    // Kafka: controllers reach each other with the first controller listener's protocol.
+    outboundSecurityProtocol: listenerSpec.securityProtocol,
+    ...(tls === undefined ? {} : { tls: TlsContext.create(tls) }),
     voters: config.quorum.voters.filter((voter) => voter.nodeId !== config.nodeId),
     config: {
       socketRequestMaxBytes: config.socket.requestMaxBytes,

@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import { connect as connectTls } from 'node:tls';
 import type { Logger } from '@kraft/protocol';
 import {
   type ApiKey,
@@ -15,6 +16,7 @@ import { ReconnectBackoff } from './backoff.js';
 import { CoalescingWriter } from './coalescing-writer.js';
 import { FrameDecoder } from './frame-codec.js';
 import type { HostAndPort } from './listener-config.js';
+import type { TlsContext } from './tls-context.js';
 import type { TransportConfig } from './transport-config.js';
 
 /** One request handed to the client; `complete` is called exactly once. */
@@ -44,6 +46,8 @@ export interface DestinationConnectionOptions {
   readonly clientId: string;
   readonly clientSoftwareName: string;
   readonly clientSoftwareVersion: string;
+  /** Set when the destination's listener speaks SSL: connections are TLS, verified by this context. */
+  readonly tls?: TlsContext | undefined;
 }
 
 type State = 'disconnected' | 'connecting' | 'negotiating' | 'ready' | 'closed';
@@ -81,6 +85,8 @@ export class DestinationConnection {
   private connectTimer: NodeJS.Timeout | undefined;
   /** A peer that accepts but never answers ApiVersions is dropped after one request timeout. */
   private negotiationDeadlineMs = Number.POSITIVE_INFINITY;
+  /** The TCP connection is up but the TLS handshake has not finished: a failure now is the handshake's. */
+  private handshaking = false;
 
   constructor(options: DestinationConnectionOptions) {
     this.options = options;
@@ -154,26 +160,45 @@ export class DestinationConnection {
 
   private connect(): void {
     const endpoint = this.endpoint!;
+    const tls = this.options.tls;
     this.state = 'connecting';
-    const socket = connect({ host: endpoint.host, port: endpoint.port, noDelay: true });
+    this.handshaking = false;
+    const socket =
+      tls === undefined
+        ? connect({ host: endpoint.host, port: endpoint.port, noDelay: true })
+        : connectTls({ host: endpoint.host, port: endpoint.port, ...tls.clientOptions(endpoint.host) });
     this.socket = socket;
     this.decoder = new FrameDecoder(MAX_RESPONSE_FRAME_BYTES);
     this.writer = new CoalescingWriter(socket);
+    // The setup timeout covers the TCP connect and, over TLS, the handshake.
     this.connectTimer = setTimeout(() => {
       if (this.socket === socket) this.onConnectionFailure(socket, 'connection setup timed out', undefined);
     }, this.options.config.connectionSetupTimeoutMs);
-    socket.once('connect', () => {
+    if (tls !== undefined) {
+      socket.once('connect', () => {
+        socket.setNoDelay(true);
+        if (this.socket === socket) this.handshaking = true;
+      });
+    }
+    socket.once(tls === undefined ? 'connect' : 'secureConnect', () => {
       clearTimeout(this.connectTimer);
+      this.handshaking = false;
       if (this.socket === socket) this.negotiate(this.apiVersionsRange().maxVersion);
     });
     socket.on('data', (chunk: Buffer) => {
       if (this.socket === socket) this.onData(chunk);
     });
     socket.on('error', (err) => {
-      if (this.socket === socket) this.onConnectionFailure(socket, 'socket error', err);
+      if (this.socket === socket)
+        this.onConnectionFailure(socket, this.handshaking ? 'TLS handshake failed' : 'socket error', err);
     });
     socket.on('close', () => {
-      if (this.socket === socket) this.onConnectionFailure(socket, 'connection closed', undefined);
+      if (this.socket === socket)
+        this.onConnectionFailure(
+          socket,
+          this.handshaking ? 'TLS handshake failed: connection closed' : 'connection closed',
+          undefined,
+        );
     });
   }
 

@@ -1,4 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import {
   type ApiKey,
   ApiKeys,
@@ -20,6 +21,7 @@ import type { ListenerSpec } from './listener-config.js';
 import { LogSampler } from './log-sampler.js';
 import { encodeResponse } from './response-encoder.js';
 import { ServerConnection } from './server-connection.js';
+import type { TlsContext } from './tls-context.js';
 import { resolveTransportConfig, type TransportConfig } from './transport-config.js';
 
 /** Receives every decoded request except ApiVersions, which the server answers itself. */
@@ -35,6 +37,8 @@ export interface InboundServerOptions {
   readonly logger?: Logger;
   /** Milliseconds on a monotonic clock; injected so tests can drive timeouts. */
   readonly clock?: () => number;
+  /** The keystore, truststore and `ssl.client.auth` of the SSL listeners; required when one is SSL. */
+  readonly tls?: TlsContext;
 }
 
 /** A listener after binding: `port` is the real one when 0 was asked for. */
@@ -55,7 +59,7 @@ function sweepIntervalMs(config: TransportConfig): number {
 }
 
 /**
- * The server side of the transport: one `net.Server` per listener, the connection cap, request
+ * The server side of the transport: one `net.Server` (or `tls.Server` for SSL) per listener, the connection cap, request
  * header parsing and dispatch by API key and version (kraft-formats.md §2). Malformed frames,
  * unknown API keys and unparsable requests close the connection, as Kafka's SocketServer does;
  * an unsupported ApiVersions version gets the v0 UNSUPPORTED_VERSION answer.
@@ -67,6 +71,7 @@ export class InboundServer {
   private readonly config: TransportConfig;
   private readonly logger: Logger;
   private readonly clock: () => number;
+  private readonly tls: TlsContext | undefined;
   private readonly servers: Server[] = [];
   private readonly connections = new Set<ServerConnection>();
   private nextConnectionId = 0;
@@ -87,6 +92,7 @@ export class InboundServer {
     this.config = resolveTransportConfig(options.config);
     this.logger = options.logger ?? silentLogger;
     this.clock = options.clock ?? (() => performance.now());
+    this.tls = options.tls;
   }
 
   /** Binds every listener; resolves once all accept connections. */
@@ -130,14 +136,46 @@ export class InboundServer {
     });
   }
 
-  /** The per-protocol seam: SSL listeners will create a `tls.Server` here. */
+  /** The per-protocol seam: a `net.Server` for PLAINTEXT, a `tls.Server` for SSL. */
   private createSocketServer(listener: ListenerSpec): Server {
-    if (listener.securityProtocol !== 'PLAINTEXT') {
+    if (listener.securityProtocol === 'PLAINTEXT') {
+      return createServer({ noDelay: true }, (socket) => this.accept(socket, listener.name));
+    }
+    if (listener.securityProtocol !== 'SSL') {
       throw new InvalidListenerConfigError(
         `listener ${listener.name}: ${listener.securityProtocol} is not supported yet`,
       );
     }
-    return createServer({ noDelay: true }, (socket) => this.accept(socket, listener.name));
+    if (this.tls === undefined) {
+      throw new InvalidListenerConfigError(`listener ${listener.name}: SSL needs TLS settings (a keystore)`);
+    }
+    const server = createTlsServer(
+      {
+        ...this.tls.serverOptions(),
+        noDelay: true,
+        // A peer that connects and never finishes the handshake holds a socket: bounded like a connect.
+        handshakeTimeout: this.config.connectionSetupTimeoutMs,
+      },
+      (socket) => this.accept(socket, listener.name),
+    );
+    // Handshakes in progress are not yet connections: the OS-level cap bounds them too.
+    server.maxConnections = this.config.maxConnections;
+    server.on('tlsClientError', (err, socket) => this.onHandshakeFailure(listener.name, socket, err));
+    return server;
+  }
+
+  /** A failed handshake (plaintext client, untrusted or missing client certificate): sampled, never fatal. */
+  private onHandshakeFailure(listenerName: string, socket: Socket, err: Error): void {
+    socket.destroy();
+    const suppressedCloseLogs = this.logger.isLevelEnabled('warn')
+      ? this.closeLogSampler.admit(this.clock())
+      : -1;
+    if (suppressedCloseLogs >= 0) {
+      this.logger.warn(
+        { listenerName, remoteAddress: socket.remoteAddress, err, suppressedCloseLogs },
+        'TLS handshake failed, closing connection',
+      );
+    }
   }
 
   private accept(socket: Socket, listenerName: string): void {

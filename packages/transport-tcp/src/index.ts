@@ -10,6 +10,7 @@ export { ReconnectBackoff } from './backoff.js';
 export { type ClientRequest, DestinationConnection } from './destination-connection.js';
 export { InboundQueueFullError } from './errors/inbound-queue-full-error.js';
 export { InvalidListenerConfigError } from './errors/invalid-listener-config-error.js';
+export { InvalidTlsConfigError } from './errors/invalid-tls-config-error.js';
 export { type FrameDecodeResult, FrameDecoder } from './frame-codec.js';
 export { InboundCall } from './inbound-call.js';
 export { InboundQueue } from './inbound-queue.js';
@@ -40,6 +41,7 @@ export {
   TcpNetworkChannel,
   type TcpNetworkChannelOptions,
 } from './tcp-network-channel.js';
+export { type SslClientAuth, TlsContext, type TlsProtocolVersion, type TlsSettings } from './tls-context.js';
 export {
   DEFAULT_TRANSPORT_CONFIG,
   resolveTransportConfig,

@@ -2,6 +2,7 @@ import { Errors, type Logger, silentLogger } from '@kraft/protocol';
 import type { ApiRegistry } from './api-registry.js';
 import { type ClientRequest, DestinationConnection } from './destination-connection.js';
 import type { HostAndPort } from './listener-config.js';
+import type { TlsContext } from './tls-context.js';
 import { resolveTransportConfig, type TransportConfig } from './transport-config.js';
 
 export interface OutboundClientOptions {
@@ -16,6 +17,8 @@ export interface OutboundClientOptions {
   readonly clock?: () => number;
   /** Uniform in [0, 1): backoff jitter. Injected so a seed replays a run. */
   readonly random?: () => number;
+  /** Connect over TLS (Kafka's SSL security protocol) with this context; plaintext when absent. */
+  readonly tls?: TlsContext;
 }
 
 /** Request deadlines are checked at a twentieth of the timeout: 100 ms for Kafka's 2 s default. */
@@ -90,6 +93,7 @@ export class OutboundClient {
         clientId: this.options.clientId,
         clientSoftwareName: this.options.clientSoftwareName ?? 'kraft-ts',
         clientSoftwareVersion: this.options.clientSoftwareVersion ?? '0.0.0',
+        tls: this.options.tls,
       });
       this.destinations.set(nodeId, destination);
     }

@@ -10,11 +10,13 @@ import type {
 } from '@kraft/raft';
 import { type ApiRegistry, kraftApiRegistry } from './api-registry.js';
 import { InboundQueueFullError } from './errors/inbound-queue-full-error.js';
+import { InvalidListenerConfigError } from './errors/invalid-listener-config-error.js';
 import type { InboundCall } from './inbound-call.js';
 import { InboundQueue } from './inbound-queue.js';
 import { type BoundListener, InboundServer } from './inbound-server.js';
-import type { HostAndPort, ListenerSpec, QuorumVoter } from './listener-config.js';
+import type { HostAndPort, ListenerSpec, QuorumVoter, SecurityProtocol } from './listener-config.js';
 import { OutboundClient } from './outbound-client.js';
+import type { TlsContext } from './tls-context.js';
 import { resolveTransportConfig, type TransportConfig } from './transport-config.js';
 
 /** What the driver drains from the channel and feeds to `client.handleRequest` / `handleResponse`. */
@@ -52,6 +54,14 @@ export interface TcpNetworkChannelOptions {
    * dropped (the raft request manager times it out).
    */
   readonly maxQueuedMessages?: number;
+  /** The `ssl.*` material of the SSL listeners and of outbound SSL connections. */
+  readonly tls?: TlsContext;
+  /**
+   * What outbound connections speak. Kafka's controllers connect to each other with the protocol
+   * of the first `controller.listener.names` entry, so the default is the first listener's (or
+   * PLAINTEXT for a client-only node).
+   */
+  readonly outboundSecurityProtocol?: SecurityProtocol;
 }
 
 /** The id Kafka's raft client gives the i-th bootstrap server (KafkaRaftClient: -2, -3, ...). */
@@ -60,6 +70,19 @@ export function bootstrapServerNodeId(index: number): number {
 }
 
 const DEFAULT_MAX_QUEUED_MESSAGES = 65_536;
+
+/** The TLS context outbound connections use, or undefined for PLAINTEXT. */
+function outboundTlsContext(options: TcpNetworkChannelOptions): TlsContext | undefined {
+  const protocol = options.outboundSecurityProtocol ?? options.listeners[0]?.securityProtocol ?? 'PLAINTEXT';
+  if (protocol === 'PLAINTEXT') return undefined;
+  if (protocol !== 'SSL') {
+    throw new InvalidListenerConfigError(`outbound connections: ${protocol} is not supported yet`);
+  }
+  if (options.tls === undefined) {
+    throw new InvalidListenerConfigError('outbound connections: SSL needs TLS settings (a truststore)');
+  }
+  return options.tls;
+}
 
 const systemTime: Time = { milliseconds: () => performance.now() };
 
@@ -111,6 +134,7 @@ export class TcpNetworkChannel implements NetworkChannel {
     this.queue = new InboundQueue(this.maxQueuedMessages);
     const clock = (): number => this.time.milliseconds();
     const random = options.random;
+    const outboundTls = outboundTlsContext(options);
     this.client = new OutboundClient({
       apis,
       clientId: `raft-client-${options.nodeId}`,
@@ -120,6 +144,7 @@ export class TcpNetworkChannel implements NetworkChannel {
       logger: this.logger,
       clock,
       ...(random === undefined ? {} : { random: () => random.nextInt(1_000_000) / 1_000_000 }),
+      ...(outboundTls === undefined ? {} : { tls: outboundTls }),
     });
     this.server =
       options.listeners.length === 0
@@ -131,6 +156,7 @@ export class TcpNetworkChannel implements NetworkChannel {
             config: this.config,
             logger: this.logger,
             clock,
+            ...(options.tls === undefined ? {} : { tls: options.tls }),
           });
     for (const voter of options.voters ?? []) this.updateEndpoint(voter.nodeId, voter);
     const bootstrapServers = options.bootstrapServers ?? [];

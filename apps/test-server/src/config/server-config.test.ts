@@ -128,7 +128,11 @@ controller.quorum.bootstrap.servers=localhost:9092,localhost:9093
       'controller.listener.names',
       'listener CONTROLLER is not one of',
     ],
-    ['listener.security.protocol.map=PLAINTEXT:SSL', 'listener.security.protocol.map', 'must use PLAINTEXT'],
+    [
+      'listener.security.protocol.map=PLAINTEXT:SASL_PLAINTEXT',
+      'listener.security.protocol.map',
+      'must use PLAINTEXT or SSL',
+    ],
     ['metadata.log.segment.bytes=1024', 'metadata.log.segment.bytes', 'in [8388608, 2147483647]'],
     ['socket.request.max.bytes=0', 'socket.request.max.bytes', 'in [1, 2147483647]'],
     ['process.roles=broker,zookeeper', 'process.roles', 'broker, controller'],

@@ -1,3 +1,4 @@
+import type { TlsSettings } from '@kraft/transport-tcp';
 import {
   type HostAndPort,
   parseBoolean,
@@ -7,6 +8,7 @@ import {
   parseList,
 } from './config-definitions.js';
 import { ConfigError } from './config-error.js';
+import { isListenerSslKey, parseListenerSslConfig, SSL_CONFIG_DEFAULTS } from './ssl-config.js';
 
 /**
  * The server properties, typed: Kafka's key names and defaults (QuorumConfig, MetadataLogConfig,
@@ -20,6 +22,11 @@ export interface ServerConfig {
   readonly controllerListenerNames: readonly string[];
   /** The listener this node serves the quorum on: the first of `controller.listener.names`. */
   readonly controllerListener: ListenerEndpoint;
+  /**
+   * The controller listener's `ssl.*` settings (PEM material read) when it uses SSL; the listener
+   * and the connections to the other controllers use them.
+   */
+  readonly controllerListenerTls: TlsSettings | undefined;
   readonly quorum: QuorumConfig;
   /** `metadata.log.dir`, else the first of `log.dirs`, else `log.dir`. */
   readonly metadataLogDir: string;
@@ -123,10 +130,11 @@ export const SERVER_CONFIG_DEFAULTS: Readonly<Record<string, string | undefined>
   // Accepted for compatibility with Kafka's files; the server is one event loop, so they have no effect.
   'num.network.threads': '3',
   'num.io.threads': '8',
+  ...SSL_CONFIG_DEFAULTS,
 };
 
-/** The only security protocol this server speaks. */
-const SUPPORTED_SECURITY_PROTOCOL = 'PLAINTEXT';
+/** The security protocols this server speaks (SASL is not implemented). */
+const SUPPORTED_SECURITY_PROTOCOLS: readonly string[] = ['PLAINTEXT', 'SSL'];
 /** Kafka's metadata log refuses segments below 8 MiB unless the internal override is used. */
 const MINIMUM_METADATA_SEGMENT_BYTES = 8 * MEBIBYTE;
 
@@ -184,12 +192,18 @@ export function parseServerConfig(properties: Readonly<Record<string, string>>):
     listeners,
     controllerListenerNames,
     controllerListener,
+    controllerListenerTls:
+      controllerListener.securityProtocol === 'SSL'
+        ? parseListenerSslConfig(properties, controllerListener.name)
+        : undefined,
     quorum: parseQuorumConfig(reader),
     metadataLogDir: parseMetadataLogDir(reader),
     metadataLog: parseMetadataLogConfig(reader),
     socket: parseSocketConfig(reader),
   };
-  const unknownKeys = Object.keys(properties).filter((key) => !(key in SERVER_CONFIG_DEFAULTS));
+  const unknownKeys = Object.keys(properties).filter(
+    (key) => !(key in SERVER_CONFIG_DEFAULTS) && !isListenerSslKey(key),
+  );
   return { config, unknownKeys };
 }
 
@@ -259,11 +273,11 @@ function findControllerListener(
     }
   }
   const listener = listeners.find((candidate) => candidate.name === names[0]) as ListenerEndpoint;
-  if (listener.securityProtocol !== SUPPORTED_SECURITY_PROTOCOL) {
+  if (!SUPPORTED_SECURITY_PROTOCOLS.includes(listener.securityProtocol)) {
     throw new ConfigError(
       'listener.security.protocol.map',
       reader.text('listener.security.protocol.map'),
-      `controller listener ${listener.name} must use ${SUPPORTED_SECURITY_PROTOCOL} (the only protocol this server speaks), not ${listener.securityProtocol}`,
+      `controller listener ${listener.name} must use ${SUPPORTED_SECURITY_PROTOCOLS.join(' or ')} (the protocols this server speaks), not ${listener.securityProtocol}`,
     );
   }
   return listener;

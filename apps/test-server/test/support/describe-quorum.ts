@@ -1,19 +1,21 @@
 import { DescribeQuorumRequest, type DescribeQuorumResponseData } from '@kraft/protocol';
-import { kraftApiRegistry, OutboundClient } from '@kraft/transport-tcp';
+import { kraftApiRegistry, OutboundClient, type TlsContext } from '@kraft/transport-tcp';
 
 const DESCRIBE_QUORUM_API_KEY = 55;
 const DESCRIBE_QUORUM_MAX_VERSION = 2;
 
-/** Asks one node DescribeQuorum, as `kafka-metadata-quorum.sh --bootstrap-controller` does. */
+/** Asks one node DescribeQuorum, as `kafka-metadata-quorum.sh --bootstrap-controller` does (over TLS with `tls`). */
 export async function describeQuorum(
   host: string,
   port: number,
   timeoutMs = 5000,
+  tls?: TlsContext,
 ): Promise<DescribeQuorumResponseData> {
   const client = new OutboundClient({
     apis: kraftApiRegistry(),
     clientId: 'describe-quorum-test',
     clock: () => performance.now(),
+    ...(tls === undefined ? {} : { tls }),
   });
   const destinationId = 1;
   client.updateEndpoint(destinationId, { host, port });
