@@ -1,5 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import { createServer as createTlsServer } from 'node:tls';
+import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import {
   type ApiKey,
   ApiKeys,
@@ -156,7 +156,7 @@ export class InboundServer {
         // A peer that connects and never finishes the handshake holds a socket: bounded like a connect.
         handshakeTimeout: this.config.connectionSetupTimeoutMs,
       },
-      (socket) => this.accept(socket, listener.name),
+      (socket) => this.acceptTls(socket, listener.name),
     );
     // Handshakes in progress are not yet connections: the OS-level cap bounds them too.
     server.maxConnections = this.config.maxConnections;
@@ -176,6 +176,25 @@ export class InboundServer {
         'TLS handshake failed, closing connection',
       );
     }
+  }
+
+  /**
+   * Under `ssl.client.auth=requested` Node completes the handshake whatever certificate the client
+   * sent; Java's "wanted" client auth accepts a client without one but fails the handshake on one
+   * its truststore rejects. The same here: a presented, unverified certificate closes the connection.
+   */
+  private acceptTls(socket: TLSSocket, listenerName: string): void {
+    const presented = Object.keys(socket.getPeerCertificate()).length > 0;
+    if (presented && !socket.authorized) {
+      const reason = socket.authorizationError ?? 'unverified client certificate';
+      this.onHandshakeFailure(
+        listenerName,
+        socket,
+        new Error(`client certificate refused: ${String(reason)}`),
+      );
+      return;
+    }
+    this.accept(socket, listenerName);
   }
 
   private accept(socket: Socket, listenerName: string): void {

@@ -233,6 +233,25 @@ describe('SSL listener and TLS client', () => {
     expect(await voteRoundTrip(withCertificate, server.channel)).toBe(74);
   });
 
+  it('under ssl.client.auth=requested accepts a client without a certificate and refuses an untrusted one', async () => {
+    const serverLog: LogLine[] = [];
+    const server = await startChannel(2, tlsSettingsFor('server', { clientAuth: 'requested' }), {
+      logger: recordingLogger(serverLog),
+    });
+    for (const settings of [trustOnlySettings(), tlsSettingsFor('client')]) {
+      const accepted = clientChannel(settings);
+      accepted.updateEndpoint(2, { host: '127.0.0.1', port: server.port });
+      expect(await voteRoundTrip(accepted, server.channel)).toBe(74);
+    }
+    const refused = clientChannel(tlsSettingsFor('untrusted'));
+    refused.updateEndpoint(2, { host: '127.0.0.1', port: server.port });
+    sendVote(refused, 2);
+    expect((await nextResponse(refused)).data).toEqual({ errorCode: 8 });
+    expect(
+      serverLog.filter((line) => line.message === 'TLS handshake failed, closing connection'),
+    ).toHaveLength(1);
+  });
+
   it('reports a server certificate from an untrusted CA and retries it with backoff, without crashing', async () => {
     const server = await startChannel(2, tlsSettingsFor('untrusted'));
     const clientLog: LogLine[] = [];
