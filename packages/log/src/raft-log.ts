@@ -411,7 +411,8 @@ export class RaftLog {
     const limit = this.config().retentionMaxBytes;
     if (limit < 0) return false;
     let snapshotBytes = 0;
-    for (const entry of this.snapshots) snapshotBytes += this.readSnapshot(entry.id)?.sizeInBytes() ?? 0;
+    // A copy: `readSnapshot` forgets an entry whose file is gone, which must not skip the next one.
+    for (const entry of [...this.snapshots]) snapshotBytes += this.readSnapshot(entry.id)?.sizeInBytes() ?? 0;
     return this.cleanOldestWhile((oldest, logSizeInBytes) => {
       if (logSizeInBytes + snapshotBytes <= limit) return false;
       snapshotBytes -= this.readSnapshot(oldest.id)?.sizeInBytes() ?? 0;

@@ -183,8 +183,8 @@ export class KafkaRaftClient implements RaftClient {
         this.sendRequest(destinationId, apiKey, apiVersion, data, epoch, preVote, nowMs),
     };
     // The leader write path answers parked fetches, whose answers can advance the high watermark.
-    this.leaderWritePath = new LeaderWritePath(this.log, (nowMs, except) =>
-      this.fetchHandler.completeParkedFetches(nowMs, except),
+    this.leaderWritePath = new LeaderWritePath(this.log, (nowMs) =>
+      this.fetchHandler.completeParkedFetches(nowMs),
     );
     this.fetchHandler = new FetchHandler(this.context, this.leaderWritePath);
     this.transitions = new StateTransitions(this.context, this.leaderWritePath, this.fetchHandler);

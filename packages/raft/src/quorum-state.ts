@@ -64,6 +64,7 @@ export class QuorumState {
   private readonly options: QuorumStateOptions;
   private readonly logger: Logger;
   private currentState: EpochState | undefined;
+  private cachedLocalReplicaKey: ReplicaKey | undefined;
 
   constructor(options: QuorumStateOptions) {
     this.options = options;
@@ -76,10 +77,11 @@ export class QuorumState {
     return this.options.localId;
   }
 
+  /** Built once: identity never changes, and the role checks ask for it several times per poll. */
   localReplicaKey(): ReplicaKey | undefined {
-    return this.options.localId === undefined
-      ? undefined
-      : ReplicaKey.of(this.options.localId, this.options.localDirectoryId);
+    if (this.options.localId === undefined) return undefined;
+    this.cachedLocalReplicaKey ??= ReplicaKey.of(this.options.localId, this.options.localDirectoryId);
+    return this.cachedLocalReplicaKey;
   }
 
   localReplicaKeyOrThrow(): ReplicaKey {

@@ -56,3 +56,4 @@ export {
   RECORD_BATCH_OVERHEAD,
 } from './record-batch-layout.js';
 export { type Records, RecordsIterator, type RecordsIteratorOptions } from './records-iterator.js';
+export { recordsToBuffer } from './records-to-buffer.js';

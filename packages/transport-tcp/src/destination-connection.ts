@@ -140,7 +140,7 @@ export class DestinationConnection {
       } else index += 1;
     }
     if (this.state === 'negotiating' && nowMs >= this.negotiationDeadlineMs && this.socket !== undefined) {
-      this.onConnectionFailure(this.socket, 'ApiVersions not answered in time', undefined);
+      this.onConnectionFailure('ApiVersions not answered in time', undefined);
     }
     for (const inFlight of this.inFlight.values()) {
       if (inFlight.request !== undefined && inFlight.request.deadlineMs <= nowMs) {
@@ -172,7 +172,7 @@ export class DestinationConnection {
     this.writer = new CoalescingWriter(socket);
     // The setup timeout covers the TCP connect and, over TLS, the handshake.
     this.connectTimer = setTimeout(() => {
-      if (this.socket === socket) this.onConnectionFailure(socket, 'connection setup timed out', undefined);
+      if (this.socket === socket) this.onConnectionFailure('connection setup timed out', undefined);
     }, this.options.config.connectionSetupTimeoutMs);
     if (tls !== undefined) {
       socket.once('connect', () => {
@@ -190,12 +190,11 @@ export class DestinationConnection {
     });
     socket.on('error', (err) => {
       if (this.socket === socket)
-        this.onConnectionFailure(socket, this.handshaking ? 'TLS handshake failed' : 'socket error', err);
+        this.onConnectionFailure(this.handshaking ? 'TLS handshake failed' : 'socket error', err);
     });
     socket.on('close', () => {
       if (this.socket === socket)
         this.onConnectionFailure(
-          socket,
           this.handshaking ? 'TLS handshake failed: connection closed' : 'connection closed',
           undefined,
         );
@@ -276,7 +275,6 @@ export class DestinationConnection {
       }
     } catch (err) {
       this.options.logger.warn({ remoteNodeId: this.destinationId, err }, 'invalid response, disconnecting');
-      this.failInFlight(Errors.BROKER_NOT_AVAILABLE.code, this.options.clock());
       this.disconnect('invalid response', Errors.BROKER_NOT_AVAILABLE.code);
     }
   }
@@ -333,12 +331,11 @@ export class DestinationConnection {
     this.sendPending();
   }
 
-  private onConnectionFailure(socket: Socket, reason: string, err: unknown): void {
+  /** Callers pass only failures of the current socket: `disconnect` fails what is in flight and destroys it. */
+  private onConnectionFailure(reason: string, err: unknown): void {
     const wasReady = this.state === 'ready';
     this.options.logger.warn({ remoteNodeId: this.destinationId, reason, err }, 'disconnected');
-    this.failInFlight(Errors.BROKER_NOT_AVAILABLE.code, this.options.clock());
     this.disconnect(reason, Errors.BROKER_NOT_AVAILABLE.code);
-    socket.destroy();
     // A connection that never became ready backs off and fails what waited for it.
     if (!wasReady) this.failPending(Errors.BROKER_NOT_AVAILABLE.code);
   }

@@ -46,9 +46,9 @@ export function encodeResponse(
   data: unknown,
 ): OutboundPayload {
   if (RECORDS_BEARING_API_KEYS.has(api.key)) {
-    const path = findRecordsPath(data, 0);
-    if (path !== undefined) {
-      const source = valueAt(data, path);
+    const found = findRecordsSource(data, 0);
+    if (found !== undefined) {
+      const { path, source } = found;
       if (isInMemoryRecordsSource(source))
         return encodeWithRecords(api, apiVersion, correlationId, data, path, source.buffer());
       if (isChunkedRecordsSource(source))
@@ -124,8 +124,14 @@ function hasMarkerLengthPrefix(frame: Buffer, prefixStart: number, compact: bool
     : frame.readInt32BE(prefixStart) === RECORDS_MARKER.length;
 }
 
-/** The path to the first records source (not a Buffer) inside plain objects and arrays. */
-function findRecordsPath(value: unknown, depth: number): PathSegment[] | undefined {
+interface FoundRecordsSource {
+  /** Keys and indexes from the response data down to the source, outermost first. */
+  readonly path: PathSegment[];
+  readonly source: unknown;
+}
+
+/** The first records source (not a Buffer) inside plain objects and arrays, and the path to it. */
+function findRecordsSource(value: unknown, depth: number): FoundRecordsSource | undefined {
   if (
     depth > MAX_RECORDS_SEARCH_DEPTH ||
     typeof value !== 'object' ||
@@ -136,23 +142,24 @@ function findRecordsPath(value: unknown, depth: number): PathSegment[] | undefin
   }
   if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index += 1) {
-      const found = findRecordsPath(value[index], depth + 1);
-      if (found !== undefined) return [index, ...found];
+      const found = findRecordsSource(value[index], depth + 1);
+      if (found !== undefined) {
+        found.path.unshift(index);
+        return found;
+      }
     }
     return undefined;
   }
   for (const [key, child] of Object.entries(value)) {
-    if (isChunkedRecordsSource(child) || isInMemoryRecordsSource(child)) return [key];
-    const found = findRecordsPath(child, depth + 1);
-    if (found !== undefined) return [key, ...found];
+    if (isChunkedRecordsSource(child) || isInMemoryRecordsSource(child))
+      return { path: [key], source: child };
+    const found = findRecordsSource(child, depth + 1);
+    if (found !== undefined) {
+      found.path.unshift(key);
+      return found;
+    }
   }
   return undefined;
-}
-
-function valueAt(value: unknown, path: readonly PathSegment[]): unknown {
-  let current = value;
-  for (const segment of path) current = (current as Record<PathSegment, unknown>)[segment];
-  return current;
 }
 
 /** A copy of `value` with the leaf at `path` replaced; only the objects on the path are copied. */

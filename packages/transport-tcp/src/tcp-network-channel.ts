@@ -278,7 +278,7 @@ export class TcpNetworkChannel implements NetworkChannel {
   }
 
   private onInboundCall(call: InboundCall): void {
-    const request = new TcpInboundRequest(call, this.time.milliseconds());
+    const request = new TcpInboundRequest(call, call.receivedTimeMs);
     if (!this.offerRequest(request)) {
       this.logger.warn(
         { apiKey: request.apiKey, correlationId: request.correlationId },

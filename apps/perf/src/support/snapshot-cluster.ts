@@ -22,7 +22,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LogConfig, type LogConfigOptions } from '@kraft/log';
+import {
+  LogConfig,
+  type LogConfigOptions,
+  snapshotFilePath as logSnapshotFilePath,
+  METADATA_TOPIC_PARTITION,
+} from '@kraft/log';
 import { type Logger, silentLogger } from '@kraft/protocol';
 import {
   BatchAccumulatorFullError,
@@ -41,12 +46,11 @@ import {
   SystemTime,
   VoterSet,
 } from '@kraft/raft';
-import { type FileRecords, MemoryRecords, NodeFileSystem, type Records } from '@kraft/records';
+import { MemoryRecords, NodeFileSystem, type Records, recordsToBuffer } from '@kraft/records';
 import { TcpNetworkChannel } from '@kraft/transport-tcp';
 
 const LISTENER_NAME = 'CONTROLLER';
 const HOST = '127.0.0.1';
-const PARTITION_DIRECTORY = '__cluster_metadata-0';
 const QUORUM_STATE_FILE = 'quorum-state';
 const MEBIBYTE = 1024 * 1024;
 /** Graceful shutdown bound per node: a follower stops at once, a leader resigns first. */
@@ -428,7 +432,7 @@ export class SnapshotCluster {
 
   /** Names of the snapshot files (frozen or partial) in `nodeId`'s partition directory. */
   snapshotFileNames(nodeId: number): string[] {
-    return readdirSync(join(this.nodeDirectory(nodeId), PARTITION_DIRECTORY)).filter((name) =>
+    return readdirSync(join(this.nodeDirectory(nodeId), METADATA_TOPIC_PARTITION)).filter((name) =>
       name.includes('.checkpoint'),
     );
   }
@@ -507,7 +511,7 @@ export function startClusterNode(
     network: channel,
     quorumStateStore: new FileQuorumStateStore({
       fileSystem,
-      path: join(directory, PARTITION_DIRECTORY, QUORUM_STATE_FILE),
+      path: join(directory, METADATA_TOPIC_PARTITION, QUORUM_STATE_FILE),
     }),
     random: new SeededRandom(nodeId * 7919 + Date.now()),
     config: spec.quorum ?? {},
@@ -533,7 +537,7 @@ export function committedLogDigest(log: RaftLog, fromOffset: number): { bytes: n
   while (offset < highWatermark) {
     const records = log.read(offset, 'committed', MEBIBYTE).records;
     // A size-bounded read may end inside a batch: only whole batches count, the rest is read again.
-    const batches = MemoryRecords.readableRecords(recordsBytes(records));
+    const batches = MemoryRecords.readableRecords(recordsToBuffer(records));
     const whole = batches.buffer().subarray(0, batches.validBytes());
     if (whole.length === 0) break;
     hash.update(whole);
@@ -546,19 +550,9 @@ export function committedLogDigest(log: RaftLog, fromOffset: number): { bytes: n
   return { bytes, digest: hash.digest('hex') };
 }
 
-function recordsBytes(records: Records): Buffer {
-  if (records instanceof MemoryRecords) return records.buffer();
-  const size = records.sizeInBytes();
-  const bytes = Buffer.allocUnsafe(size);
-  const read = size === 0 ? 0 : (records as FileRecords).readInto(bytes, 0);
-  if (read !== size) throw new Error(`read ${read} of ${size} record bytes`);
-  return bytes;
-}
-
-/** A frozen snapshot's file under a node directory: `%020d-%010d.checkpoint` (Kafka's SnapshotPath). */
+/** A frozen snapshot's file under a node directory (the log's own naming: Kafka's SnapshotPath). */
 export function snapshotFilePath(nodeDirectory: string, snapshotId: OffsetAndEpoch): string {
-  const name = `${String(snapshotId.offset).padStart(20, '0')}-${String(snapshotId.epoch).padStart(10, '0')}.checkpoint`;
-  return join(nodeDirectory, PARTITION_DIRECTORY, name);
+  return logSnapshotFilePath(join(nodeDirectory, METADATA_TOPIC_PARTITION), snapshotId);
 }
 
 /** SHA-256 of a file read in 1 MiB steps (a 256 MiB snapshot is never held in memory at once). */

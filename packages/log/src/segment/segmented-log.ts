@@ -479,8 +479,19 @@ export class SegmentedLog {
     if (this.highWatermarkCache !== undefined) return this.highWatermarkCache;
     const offset = this.highWatermarkValue;
     const segment = (this.segments.floor(offset) ?? this.segments.first()) as LogSegment;
-    const location = offset >= segment.nextOffset() ? undefined : segment.translateOffset(offset);
-    this.highWatermarkCache = { segment, position: location?.position ?? segment.sizeInBytes() };
+    let position = segment.sizeInBytes();
+    if (offset < segment.nextOffset()) {
+      // Committed reads end here: an offset the segment holds but cannot locate must fail closed,
+      // never fall back to the segment end and expose what lies above the high watermark.
+      const location = segment.translateOffset(offset);
+      if (location === undefined) {
+        throw new LogCorruptionError(
+          `high watermark ${offset} not found in segment ${segment.baseOffset} (next offset ${segment.nextOffset()})`,
+        );
+      }
+      position = location.position;
+    }
+    this.highWatermarkCache = { segment, position };
     return this.highWatermarkCache;
   }
 

@@ -1,6 +1,5 @@
 import { invariant } from '@kraft/protocol';
 import { MemoryRecordsBuilder } from '@kraft/records';
-import type { ParkedFetch } from '../handlers/fetch-handler.js';
 import type { RaftLog } from '../ports/raft-log.js';
 import type { LeaderState } from '../states/leader-state.js';
 
@@ -24,8 +23,8 @@ export class LeaderWritePath {
 
   constructor(
     private readonly log: RaftLog,
-    /** New data or a new high watermark: the parked fetches (but `except`) are answered now. */
-    private readonly completeParkedFetches: (nowMs: number, except?: ParkedFetch) => void,
+    /** New data or a new high watermark: the parked fetches are answered now. */
+    private readonly completeParkedFetches: (nowMs: number) => void,
   ) {}
 
   maybeAppendBatches(leader: LeaderState, nowMs: number): void {
@@ -51,7 +50,7 @@ export class LeaderWritePath {
     this.completeParkedFetches(nowMs);
   }
 
-  onLeaderHighWatermarkChanged(leader: LeaderState, nowMs: number, except?: ParkedFetch): void {
+  onLeaderHighWatermarkChanged(leader: LeaderState, nowMs: number): void {
     const highWatermark = leader.highWatermark();
     if (highWatermark === undefined) return;
     this.log.updateHighWatermark(highWatermark);
@@ -65,7 +64,7 @@ export class LeaderWritePath {
       this.commitLatencyTotalMs += latencyMs;
       this.commitLatencyMaxMs = Math.max(this.commitLatencyMaxMs ?? 0, latencyMs);
     }
-    this.completeParkedFetches(nowMs, except);
+    this.completeParkedFetches(nowMs);
   }
 
   /** Leadership lost: its appends will never be counted as committed. */

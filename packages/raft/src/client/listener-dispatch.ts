@@ -48,6 +48,10 @@ export class ListenerDispatch {
     const latest = this.log.latestSnapshotId();
     const behindLogStart = context.nextOffset === -1 || context.nextOffset < this.log.startOffset();
     if (behindLogStart && latest !== undefined && context.nextOffset < latest.offset) {
+      // The slice rule for snapshots: one ending above this node's high watermark waits until the
+      // high watermark reaches it (a snapshot written before a crash can sit above a follower's
+      // restarted high watermark), as committed reads stop at the high watermark.
+      if (latest.offset > highWatermark) return;
       const raw = this.log.readSnapshot(latest);
       invariant(raw !== undefined, () => `latest snapshot ${latest.offset}-${latest.epoch} cannot be read`);
       context.nextOffset = latest.offset;

@@ -1,8 +1,8 @@
 import { Errors, type FetchRequestData, type FetchResponseData } from '@kraft/protocol';
+import { recordsToBuffer } from '@kraft/records';
 import type { LeaderWritePath } from '../client/leader-write-path.js';
 import type { RaftClientContext } from '../client/raft-client-context.js';
 import { Endpoints } from '../endpoints.js';
-import { recordsToBuffer } from '../internals/records-to-buffer.js';
 import type { InboundRequest } from '../ports/network-channel.js';
 import { ReplicaKey } from '../replica-key.js';
 import {
@@ -208,7 +208,7 @@ export class FetchHandler {
           fetch.replicaKey !== undefined &&
           leader.updateReplicaState(fetch.replicaKey, nowMs, fetch.fetchOffset, this.context.log.endOffset())
         ) {
-          this.leaderWritePath.onLeaderHighWatermarkChanged(leader, nowMs, fetch);
+          this.leaderWritePath.onLeaderHighWatermarkChanged(leader, nowMs);
         }
         result = { ...base, highWatermark: leader.highWatermark(), records };
       }
@@ -233,12 +233,11 @@ export class FetchHandler {
   }
 
   /** New data or a new high watermark: parked fetches are answered now. */
-  completeParkedFetches(nowMs: number, except?: ParkedFetch): void {
+  completeParkedFetches(nowMs: number): void {
     if (this.parkedFetches.length === 0 || !this.context.quorum.isLeader()) return;
     const parked = this.parkedFetches;
     this.parkedFetches = [];
     for (const fetch of parked) {
-      if (fetch === except) continue;
       this.context.network.sendResponse(fetch.request, this.tryCompleteFetch(fetch, nowMs));
     }
   }

@@ -1,6 +1,6 @@
 import { Errors, type FetchSnapshotRequestData, type FetchSnapshotResponseData } from '@kraft/protocol';
+import { recordsToBuffer } from '@kraft/records';
 import type { RaftClientContext } from '../client/raft-client-context.js';
-import { recordsToBuffer } from '../internals/records-to-buffer.js';
 import type { InboundRequest } from '../ports/network-channel.js';
 import { ReplicaKey } from '../replica-key.js';
 import {
@@ -54,7 +54,7 @@ export class FetchSnapshotHandler {
           );
       }
       const maxBytes = Math.max(1, Math.min(data.maxBytes, this.context.config.fetchSnapshotMaxBytes));
-      const bytes = recordsToBuffer(snapshot.slice(position, maxBytes)) ?? Buffer.alloc(0);
+      const bytes = recordsToBuffer(snapshot.slice(position, maxBytes));
       return buildFetchSnapshotResponse({
         topic: this.context.topic,
         apiVersion: request.apiVersion,

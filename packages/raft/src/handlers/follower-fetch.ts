@@ -292,7 +292,7 @@ export class FollowerFetch {
       { offset: snapshotId.offset, epoch: snapshotId.epoch },
       'installed snapshot from the leader',
     );
-    if (state.updateHighWatermark(snapshotId.offset)) this.context.log.updateHighWatermark(snapshotId.offset);
+    this.updateFollowerHighWatermark(state, snapshotId.offset);
   }
 }
 

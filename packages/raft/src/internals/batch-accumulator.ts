@@ -1,4 +1,5 @@
 import { invariant, sizeOfVarint } from '@kraft/protocol';
+import { RECORD_BATCH_OVERHEAD } from '@kraft/records';
 import { BatchAccumulatorFullError } from '../errors/batch-accumulator-full-error.js';
 import { NotLeaderError } from '../errors/not-leader-error.js';
 import { RecordBatchTooLargeError } from '../errors/record-batch-too-large-error.js';
@@ -16,8 +17,8 @@ export const TARGET_BATCH_SIZE_BYTES = 1024 * 1024;
 export const MAX_NUMBER_OF_BATCHES = 10;
 /** Bytes of record values the accumulator may hold (Kafka's pool: 5 buffers of 8 MiB). */
 export const MAX_BUFFERED_BYTES = 5 * MAX_BATCH_SIZE_BYTES;
-/** The v2 batch header (record batch overhead) in bytes. */
-export const RECORD_BATCH_OVERHEAD_BYTES = 61;
+/** The v2 batch header (record batch overhead) in bytes: `@kraft/records`' constant. */
+export const RECORD_BATCH_OVERHEAD_BYTES = RECORD_BATCH_OVERHEAD;
 
 /** A batch ready to append: offsets are assigned, bytes are not built yet. */
 export interface CompletedBatch {
@@ -93,8 +94,12 @@ export class BatchAccumulator {
     );
     invariant(records.length > 0, () => 'an append needs at least one record');
     const valueBytes = records.reduce((sum, record) => sum + record.length, 0);
-    const recordsSize = this.recordsSizeInBytes(records, this.current?.records.length ?? 0);
-    if (RECORD_BATCH_OVERHEAD_BYTES + this.recordsSizeInBytes(records, 0) > this.maxBatchSizeBytes) {
+    // Sized twice at most: as a new batch's first records, and after the open batch's records.
+    const sizeAsNewBatch = this.recordsSizeInBytes(records, 0);
+    const openRecordCount = this.current?.records.length ?? 0;
+    const sizeInOpenBatch =
+      openRecordCount === 0 ? sizeAsNewBatch : this.recordsSizeInBytes(records, openRecordCount);
+    if (RECORD_BATCH_OVERHEAD_BYTES + sizeAsNewBatch > this.maxBatchSizeBytes) {
       throw new RecordBatchTooLargeError(
         `${records.length} records of ${valueBytes} bytes exceed the max batch size ${this.maxBatchSizeBytes}`,
       );
@@ -108,11 +113,13 @@ export class BatchAccumulator {
       );
     }
     let batch = this.current;
-    if (batch !== undefined && batch.sizeInBytes + recordsSize > this.maxBatchSizeBytes) {
+    let sizeInBatch = sizeInOpenBatch;
+    if (batch !== undefined && batch.sizeInBytes + sizeInOpenBatch > this.maxBatchSizeBytes) {
       this.completeCurrentBatch();
       batch = undefined;
     }
     if (batch === undefined) {
+      sizeInBatch = sizeAsNewBatch;
       batch = {
         baseOffset: this.nextOffset,
         records: [],
@@ -122,7 +129,6 @@ export class BatchAccumulator {
       this.current = batch;
       this.lingerDeadlineMs ??= nowMs + this.lingerMs;
     }
-    const sizeInBatch = this.recordsSizeInBytes(records, batch.records.length);
     if (delayDrain) this.drainOffset ??= this.nextOffset;
     for (const record of records) batch.records.push(record);
     batch.sizeInBytes += sizeInBatch;

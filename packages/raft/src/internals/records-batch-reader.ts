@@ -40,7 +40,7 @@ export class RecordsBatchReader implements BatchReader {
           `committed read returned batch [${batch.baseOffset}, ${batch.lastOffset}] at or above the high watermark ${this.highWatermark}`,
       );
       invariant(
-        batch.baseOffset >= this.baseOffset || batch.lastOffset >= this.baseOffset,
+        batch.lastOffset >= this.baseOffset,
         () =>
           `committed read returned batch ${batch.baseOffset}..${batch.lastOffset} before ${this.baseOffset}`,
       );

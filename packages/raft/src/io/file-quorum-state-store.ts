@@ -11,6 +11,7 @@
  * the old or the new state, never a torn file. A file that exists but does not parse is a
  * `CorruptQuorumStateError`, never a silent reset: forgetting a vote could elect two leaders.
  */
+import { writeFileAtomically } from '@kraft/log';
 import { invariant, Uuid } from '@kraft/protocol';
 import type { FileSystem } from '@kraft/records';
 import type {
@@ -24,6 +25,7 @@ import { CorruptQuorumStateError } from './corrupt-quorum-state-error.js';
 const MAX_FILE_SIZE_BYTES = 1024 * 1024;
 const INT32_MIN = -0x8000_0000;
 const INT32_MAX = 0x7fff_ffff;
+/** `writeFileAtomically`'s temporary file, removed by `clear` too. */
 const TEMP_SUFFIX = '.tmp';
 
 export interface FileQuorumStateStoreOptions {
@@ -56,17 +58,12 @@ export class FileQuorumStateStore implements QuorumStateStore {
   }
 
   writeElectionState(data: QuorumStateData, dataVersion: QuorumStateDataVersion): void {
-    const bytes = Buffer.from(serializeQuorumState(data, dataVersion), 'utf8');
-    const handle = this.fileSystem.open(this.tempPath, { create: true });
-    try {
-      handle.truncate(0);
-      handle.write(bytes, 0);
-      handle.sync();
-    } finally {
-      handle.close();
-    }
-    this.fileSystem.rename(this.tempPath, this.filePath);
-    this.fileSystem.syncDirectory(this.directory);
+    // `<path>.tmp`, fdatasync, rename, directory fsync: Kafka's atomic file write, as the log's checkpoints.
+    writeFileAtomically(
+      this.fileSystem,
+      this.filePath,
+      Buffer.from(serializeQuorumState(data, dataVersion), 'utf8'),
+    );
   }
 
   clear(): void {

@@ -1,4 +1,4 @@
-import type { Records } from '@kraft/records';
+import { type Records, recordsToBuffer } from '@kraft/records';
 import type { RaftLog } from '../../src/ports/raft-log.js';
 import { type CommittedHistory, splitBatches } from './committed-history.js';
 
@@ -45,15 +45,6 @@ export const ALL_INVARIANTS: InvariantSelection = {
   monotonicEpoch: true,
   durableFlush: true,
 };
-
-/** Reads all bytes of a Records value (MemoryRecords or a FileRecords slice). */
-export function recordsBytes(records: Records): Buffer {
-  const size = records.sizeInBytes();
-  if ('buffer' in records && typeof records.buffer === 'function') return records.buffer().subarray(0, size);
-  const target = Buffer.alloc(size);
-  const copied = (records as { readInto(target: Buffer, position: number): number }).readInto(target, 0);
-  return target.subarray(0, copied);
-}
 
 /**
  * The safety invariants checked after every event (kraft-behaviour.md §6 and TARGETS R1):
@@ -201,7 +192,7 @@ export class InvariantChecker {
     if (progress.verifiedEnd >= highWatermark) return;
     let position = Math.max(progress.verifiedEnd, log.startOffset());
     while (position < highWatermark) {
-      const bytes = recordsBytes(log.read(position, 'committed').records);
+      const bytes = recordsToBuffer(log.read(position, 'committed').records);
       if (bytes.length === 0) {
         this.report(
           `node ${node.nodeId}: committed read at ${position} is empty below the high watermark ${highWatermark}`,
@@ -251,7 +242,7 @@ export class InvariantChecker {
     }
     let position = log.startOffset();
     while (position < committedEnd) {
-      const bytes = recordsBytes(log.read(position, 'uncommitted').records);
+      const bytes = recordsToBuffer(log.read(position, 'uncommitted').records);
       if (bytes.length === 0) break;
       for (const { header, bytes: batch } of splitBatches(bytes)) {
         if (header.baseOffset >= committedEnd) return;

@@ -127,6 +127,13 @@ export class ReplicatedCounter implements Listener {
           `node ${this.host.nodeId}: the leader loaded snapshot ${reader.snapshotId.offset}`,
         );
       }
+      // The slice rule for snapshots: a snapshot holds offsets below its id, all committed here.
+      const highWatermark = this.host.highWatermark();
+      if (highWatermark === undefined || reader.snapshotId.offset > highWatermark) {
+        this.host.violation(
+          `node ${this.host.nodeId}: listener loaded snapshot ${reader.snapshotId.offset} above the high watermark ${highWatermark}`,
+        );
+      }
       let loaded: MachineState = INITIAL_STATE;
       for (const batch of reader) {
         if (batch.isControl) continue;
