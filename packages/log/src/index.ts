@@ -14,6 +14,8 @@ export {
   parseLeaderEpochCheckpoint,
 } from './epoch/leader-epoch-checkpoint-file.js';
 export {
+  type FlushedDataLoss,
+  FlushedDataLossError,
   InconsistentLogStateError,
   InvalidConfigurationError,
   InvalidLogOperationError,
@@ -42,6 +44,10 @@ export {
   PartitionMetadataFile,
   parsePartitionMetadata,
 } from './files/partition-metadata-file.js';
+export {
+  RECOVERY_POINT_OFFSET_CHECKPOINT_FILE,
+  RecoveryPointCheckpointFile,
+} from './files/recovery-point-checkpoint-file.js';
 export { OffsetIndex } from './index/offset-index.js';
 export { TimeIndex } from './index/time-index.js';
 export { KafkaRaftLog, METADATA_TOPIC_PARTITION, RaftLog, type RaftLogOpenOptions } from './raft-log.js';
@@ -51,6 +57,7 @@ export {
   type LogAppendInfo,
   type LogFetchInfo,
   type LogOffsetMetadata,
+  type LostFlushedDataPolicy,
   type OffsetAndEpoch,
   type RawSnapshotReader,
   type RawSnapshotWriter,

@@ -9,6 +9,15 @@ export interface OffsetAndEpoch {
   readonly epoch: number;
 }
 
+/**
+ * What opening a log does when recovery finds damage below the recovery point (flushed data, which
+ * may have been acknowledged, is gone): `refuse` throws `FlushedDataLossError` and changes no
+ * batch; `recover-from-quorum` cuts there and reports `recoveringUntilOffset()` until the log was
+ * fetched and flushed back past the old recovery point (the replica must not vote meanwhile);
+ * `accept-loss` cuts there and forgets the loss (an operator's explicit override).
+ */
+export type LostFlushedDataPolicy = 'refuse' | 'recover-from-quorum' | 'accept-loss';
+
 export interface LogAppendInfo {
   readonly firstOffset: number;
   readonly lastOffset: number;

@@ -16,12 +16,17 @@ import {
 } from './files/log-start-offset-checkpoint-file.js';
 import { PARTITION_METADATA_FILE, PartitionMetadataFile } from './files/partition-metadata-file.js';
 import {
+  RECOVERY_POINT_OFFSET_CHECKPOINT_FILE,
+  RecoveryPointCheckpointFile,
+} from './files/recovery-point-checkpoint-file.js';
+import {
   compareOffsetAndEpoch,
   formatOffsetAndEpoch,
   type Isolation,
   type LogAppendInfo,
   type LogFetchInfo,
   type LogOffsetMetadata,
+  type LostFlushedDataPolicy,
   type OffsetAndEpoch,
   type RawSnapshotReader,
   type RawSnapshotWriter,
@@ -54,6 +59,11 @@ export interface RaftLogOpenOptions {
   readonly topicId?: Uuid;
   /** Milliseconds clock for segment rolls; read once per append, never elsewhere. */
   readonly time?: () => number;
+  /**
+   * Damage below the recovery point (lost flushed data): `refuse` (default) throws
+   * `FlushedDataLossError`; see `LostFlushedDataPolicy` for the others.
+   */
+  readonly lostFlushedData?: LostFlushedDataPolicy;
 }
 
 interface SnapshotEntry {
@@ -108,6 +118,12 @@ export class RaftLog {
       fileSystem,
       logger,
       time: options.time ?? Date.now,
+      recoveryPointFile: new RecoveryPointCheckpointFile(
+        fileSystem,
+        joinPath(options.dir, RECOVERY_POINT_OFFSET_CHECKPOINT_FILE),
+        topicPartition,
+      ),
+      ...(options.lostFlushedData === undefined ? {} : { lostFlushedData: options.lostFlushedData }),
     });
     const logStartCheckpoint = new LogStartOffsetCheckpointFile(
       fileSystem,
@@ -125,6 +141,8 @@ export class RaftLog {
       topicPartition,
     );
     raftLog.recoverSnapshots();
+    // Every check passed: only now may the next start take this directory for an unclean one.
+    log.removeCleanShutdownMarker();
     raftLog.truncateToLatestSnapshot();
     return raftLog;
   }
@@ -280,6 +298,15 @@ export class RaftLog {
 
   lastFlushedOffset(): number {
     return this.log.lastFlushedOffset();
+  }
+
+  /**
+   * While this replica recovers flushed data it lost (opened with `recover-from-quorum`): the
+   * offset it must fetch and flush back past before it may vote or lead again; else undefined.
+   * Durable: a restart before then is still recovering.
+   */
+  recoveringUntilOffset(): number | undefined {
+    return this.log.recoveringUntilOffset();
   }
 
   /** Total bytes of the log segments. */

@@ -11,13 +11,35 @@ import {
   TEST_NOW_MS,
   testConfig,
 } from '../test/support/log-fixtures.js';
+import { FlushedDataLossError } from './errors/log-errors.js';
 import { RaftLog } from './raft-log.js';
+import type { LostFlushedDataPolicy } from './raft-log-types.js';
 
 const DIR = '/data/metadata';
 const PARTITION = `${DIR}/__cluster_metadata-0`;
 
-function openLog(fileSystem: MemoryFileSystem, options: { preallocate?: boolean } = {}): RaftLog {
-  return RaftLog.open({ dir: DIR, fileSystem, config: testConfig(options), time: () => TEST_NOW_MS });
+function openLog(
+  fileSystem: MemoryFileSystem,
+  options: { preallocate?: boolean; lostFlushedData?: LostFlushedDataPolicy } = {},
+): RaftLog {
+  const { lostFlushedData, ...config } = options;
+  return RaftLog.open({
+    dir: DIR,
+    fileSystem,
+    config: testConfig(config),
+    time: () => TEST_NOW_MS,
+    ...(lostFlushedData === undefined ? {} : { lostFlushedData }),
+  });
+}
+
+/** The recovery-point checkpoint as it would read had the log been flushed only below `offset`. */
+function withRecoveryPoint(files: Map<string, Buffer>, offset: number): Map<string, Buffer> {
+  const changed = new Map(files);
+  changed.set(
+    `${DIR}/recovery-point-offset-checkpoint`,
+    Buffer.from(`0\n1\n__cluster_metadata 0 ${offset}\n`),
+  );
+  return changed;
 }
 
 function segmentPaths(fileSystem: MemoryFileSystem): string[] {
@@ -49,10 +71,12 @@ async function flushedLog(
 }
 
 describe('crash recovery', () => {
-  it('cuts a torn last batch at every byte offset back to the previous batch', async () => {
-    const { files, expected } = await flushedLog(24);
-    const lastPath = segmentPaths(materialize(files)).at(-1) as string;
+  it('cuts a torn last batch above the recovery point at every byte offset back to the previous batch', async () => {
+    const { files: flushed, expected } = await flushedLog(24);
     const last = expected.at(-1) as BatchSummary;
+    // The last batch was never flushed: the checkpoint stops before it.
+    const files = withRecoveryPoint(flushed, last.baseOffset);
+    const lastPath = segmentPaths(materialize(files)).at(-1) as string;
     const original = files.get(lastPath) as Buffer;
     const lastBatchStart = original.length - lastBatchSize(original);
     for (let cut = lastBatchStart; cut < original.length; cut += 1) {
@@ -103,13 +127,14 @@ describe('crash recovery', () => {
     },
   );
 
-  it('detects 10,000 single-bit flips in closed segments: typed error or truncation, never data', async () => {
+  it('detects 10,000 single-bit flips in flushed closed segments: refused, or cut when the loss is accepted, never data', async () => {
     const { files, expected } = await flushedLog(40);
     const paths = segmentPaths(materialize(files));
     const closed = paths.slice(0, -1);
     expect(closed.length).toBeGreaterThanOrEqual(2);
     const random = seededRandom(20_841);
     let truncations = 0;
+    let refusals = 0;
     let errors = 0;
     for (let trial = 0; trial < 10_000; trial += 1) {
       const path = closed[Math.floor(random() * closed.length)] as string;
@@ -121,7 +146,10 @@ describe('crash recovery', () => {
       const flippedBase = baseOffsetOfBatchAt(files.get(path) as Buffer, position, expected);
       try {
         const fileSystem = materialize(flipped);
-        const log = openLog(fileSystem);
+        // Below the recovery point every detected flip is lost flushed data: refused by default.
+        expect(() => openLog(fileSystem)).toThrow(FlushedDataLossError);
+        refusals += 1;
+        const log = openLog(fileSystem, { lostFlushedData: 'accept-loss' });
         expect(log.endOffset()).toBeLessThanOrEqual(flippedBase);
         // Whatever survived is a byte prefix of what was written: the flipped byte is gone.
         for (const survivor of segmentPaths(fileSystem)) {
@@ -140,6 +168,7 @@ describe('crash recovery', () => {
       }
     }
     expect(truncations + errors).toBe(10_000);
+    expect(refusals).toBe(truncations);
   });
 
   it('opens after a clean shutdown without validating data it does not need', async () => {

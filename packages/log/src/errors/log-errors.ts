@@ -44,3 +44,38 @@ export class InvalidConfigurationError extends KRaftError {
     super('INVALID_CONFIG', message);
   }
 }
+
+/** Where recovery found the log shorter than its recovery point, and what that loses. */
+export interface FlushedDataLoss {
+  /** The segment file holding the damage (or the last one, when the log simply ends too early). */
+  readonly file: string;
+  /** Byte position in `file` where the first invalid batch starts. */
+  readonly positionBytes: number;
+  readonly damage: string;
+  /** The log would end here after cutting the damage: the first offset lost. */
+  readonly firstLostOffset: number;
+  /** How far the log had been flushed (exclusive); undefined when the checkpoint is unreadable. */
+  readonly recoveryPoint: number | undefined;
+}
+
+/**
+ * Recovery found damage below the recovery point: batches that were flushed, and may have been
+ * acknowledged to the quorum, are gone. Cutting them as a torn tail would silently lose committed
+ * data, so the log refuses to open (unless told to recover from the quorum or accept the loss).
+ */
+export class FlushedDataLossError extends KRaftError {
+  constructor(readonly loss: FlushedDataLoss) {
+    const lost =
+      loss.recoveryPoint === undefined
+        ? `offsets from ${loss.firstLostOffset} on (the recovery-point checkpoint is unreadable, so they may have been flushed)`
+        : `offsets ${loss.firstLostOffset} to ${loss.recoveryPoint - 1}, which were flushed (recovery point ${loss.recoveryPoint})`;
+    super(
+      'LOG_FLUSHED_DATA_LOST',
+      `${loss.file}: ${loss.damage} at byte ${loss.positionBytes}; opening would lose ${lost}. ` +
+        'No batch was removed. Repair: restore the log directory from a copy that holds these offsets; ' +
+        'or, with other voters to fetch from, reopen with lostFlushedData "recover-from-quorum" ' +
+        '(the replica truncates and rejoins as a non-voting observer until it has re-fetched them); ' +
+        'or accept the loss explicitly with lostFlushedData "accept-loss"',
+    );
+  }
+}

@@ -48,11 +48,22 @@ export interface BatchLocation {
 /** Called for each valid batch during recovery; returning false treats the batch as corrupt. */
 export type RecoveredBatchCheck = (baseOffset: number, lastOffset: number, epoch: number) => boolean;
 
+/** Why a recovery scan stopped before the end of a segment. */
+export type SegmentDamage =
+  | 'incomplete batch'
+  | 'corrupt batch'
+  | 'offset out of sequence'
+  | 'epoch mismatch';
+
 export interface SegmentRecoveryResult {
   /** Offset after the last valid batch (the segment's base offset when it has none). */
   readonly nextOffset: number;
-  /** Bytes cut from the end because they were torn, corrupt or out of sequence. */
-  readonly truncatedBytes: number;
+  /** Bytes from the start that hold valid batches; `discardInvalidTail` cuts the rest. */
+  readonly validBytes: number;
+  /** Bytes after the valid ones: torn, corrupt or out of sequence. */
+  readonly invalidBytes: number;
+  /** Set when `invalidBytes > 0`. */
+  readonly damage: SegmentDamage | undefined;
 }
 
 /**
@@ -325,8 +336,10 @@ export class LogSegment {
   }
 
   /**
-   * Validates every batch (length, magic, CRC, offsets, and `check`), rebuilds both indexes, and
-   * truncates at the first batch that fails: a torn write, garbage, preallocated zeros or bit rot.
+   * Validates every batch (length, magic, CRC, offsets, and `check`) and rebuilds both indexes up
+   * to the first batch that fails: a torn write, garbage, preallocated zeros or bit rot. Nothing is
+   * cut here: the caller decides (a torn tail goes, lost flushed data may be refused) and calls
+   * `discardInvalidTail`.
    */
   recover(expectedBaseOffset: number, check: RecoveredBatchCheck): SegmentRecoveryResult {
     if (this.offsetIndex.entryCount() > 0 || this.timeIndex.entryCount() > 0) this.resetIndexes();
@@ -338,6 +351,7 @@ export class LogSegment {
     let chunkLength = 0;
     let position = 0;
     let expectedOffset = expectedBaseOffset;
+    let damage: SegmentDamage | undefined;
     while (position < fileSize) {
       const available = chunkStart + chunkLength - position;
       if (
@@ -349,20 +363,33 @@ export class LogSegment {
       }
       const relative = position - chunkStart;
       const size = checkBatchAt(chunk, relative, chunkLength, this.config.maxBatchSizeInBytes);
-      if (size === BATCH_INCOMPLETE || size === BATCH_CORRUPT) break;
+      if (size === BATCH_INCOMPLETE || size === BATCH_CORRUPT) {
+        damage = size === BATCH_INCOMPLETE ? 'incomplete batch' : 'corrupt batch';
+        break;
+      }
       const baseOffset = batchBaseOffset(chunk, relative);
       const lastOffset = batchLastOffset(chunk, relative);
-      if (baseOffset !== expectedOffset || !check(baseOffset, lastOffset, batchLeaderEpoch(chunk, relative)))
+      if (baseOffset !== expectedOffset) {
+        damage = 'offset out of sequence';
         break;
+      }
+      if (!check(baseOffset, lastOffset, batchLeaderEpoch(chunk, relative))) {
+        damage = 'epoch mismatch';
+        break;
+      }
       this.indexRecoveredBatch(chunk.subarray(relative, relative + size), position);
       expectedOffset = lastOffset + 1;
       position += size;
     }
-    const truncatedBytes = fileSize - position;
-    if (truncatedBytes > 0) this.records.truncateTo(position);
     this.nextOffsetValue = expectedOffset;
-    this.rollingBasedTimestamp = this.firstBatchMaxTimestamp();
-    return { nextOffset: expectedOffset, truncatedBytes };
+    // Read before the tail is cut: only a valid first batch may set the roll clock.
+    this.rollingBasedTimestamp = position === 0 ? undefined : this.firstBatchMaxTimestamp();
+    return { nextOffset: expectedOffset, validBytes: position, invalidBytes: fileSize - position, damage };
+  }
+
+  /** Cuts what `recover` found invalid after `validBytes`. */
+  discardInvalidTail(validBytes: number): void {
+    if (validBytes < this.sizeInBytes()) this.records.truncateTo(validBytes);
   }
 
   /** The size the length field at `relative` declares, clamped to [0, max batch size]. */
@@ -485,6 +512,13 @@ export class LogSegment {
     this.onBecomeInactive();
     this.offsetIndex.flush();
     this.timeIndex.flush();
+    this.offsetIndex.close();
+    this.timeIndex.close();
+    this.records.close();
+  }
+
+  /** Closes the three files as they are, without trimming: an open that is refused changes nothing. */
+  abandon(): void {
     this.offsetIndex.close();
     this.timeIndex.close();
     this.records.close();

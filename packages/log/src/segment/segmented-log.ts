@@ -8,13 +8,25 @@ import {
   LeaderEpochCheckpointFile,
 } from '../epoch/leader-epoch-checkpoint-file.js';
 import {
+  type FlushedDataLoss,
+  FlushedDataLossError,
   InvalidLogOperationError,
   InvalidRecordError,
   LogCorruptionError,
   OffsetOutOfRangeError,
 } from '../errors/log-errors.js';
 import { deleteFileDurably, joinPath, readSmallFile, writeFileAtomically } from '../files/atomic-file.js';
-import type { Isolation, LogAppendInfo, LogFetchInfo, LogOffsetMetadata } from '../raft-log-types.js';
+import type {
+  RecoveryPointCheckpointFile,
+  SavedRecoveryPoint,
+} from '../files/recovery-point-checkpoint-file.js';
+import type {
+  Isolation,
+  LogAppendInfo,
+  LogFetchInfo,
+  LogOffsetMetadata,
+  LostFlushedDataPolicy,
+} from '../raft-log-types.js';
 import {
   BATCH_CORRUPT,
   BATCH_INCOMPLETE,
@@ -32,11 +44,12 @@ import {
   INDEX_FILE_SUFFIX,
   LogSegment,
   parseSegmentFileName,
+  type RecoveredBatchCheck,
   TIME_INDEX_FILE_SUFFIX,
 } from './log-segment.js';
 import { SegmentList } from './segment-list.js';
 
-/** Written on clean close, removed (durably) on open: its presence means "no scan needed". */
+/** Written on clean close, removed (durably) once an open succeeded: its presence means "no scan needed". */
 export const CLEAN_SHUTDOWN_FILE = '.kraft_cleanshutdown';
 /** Largest record set one append takes (Kafka sizes them as int32). */
 const MAX_APPEND_BYTES = 2 ** 31 - 1;
@@ -51,6 +64,22 @@ export interface SegmentedLogOptions {
   readonly logger: Logger;
   /** Milliseconds clock for time-based segment rolls, read once per append. */
   readonly time: () => number;
+  /** Kafka's `recovery-point-offset-checkpoint`: how far the log is known to be flushed. */
+  readonly recoveryPointFile: RecoveryPointCheckpointFile;
+  /** What to do when recovery finds damage below the recovery point (default: refuse to open). */
+  readonly lostFlushedData?: LostFlushedDataPolicy;
+}
+
+/** Where a recovery scan stopped, and what cutting there removes. */
+interface FoundDamage {
+  /** The segment to cut after `validBytes`; undefined when a whole segment is missing (a gap). */
+  readonly segment: LogSegment | undefined;
+  readonly validBytes: number;
+  readonly nextOffset: number;
+  /** Segments after the damage, all dropped with it. */
+  readonly laterBaseOffsets: readonly number[];
+  readonly file: string;
+  readonly damage: string;
 }
 
 interface HighWatermarkLocation {
@@ -82,6 +111,19 @@ export class SegmentedLog {
   private closed = false;
   /** Deleted segments whose log files stay open for readers of earlier slices (see `retire`). */
   private retiredSegments: LogSegment[] = [];
+  /**
+   * The offset `recovery-point-offset-checkpoint` durably holds: every batch below it was flushed
+   * when it was written, and recovery refuses to cut below it. Undefined after a failed write.
+   */
+  private checkpointedRecoveryPoint: number | undefined;
+  /**
+   * While recovering lost flushed data from the quorum: the old recovery point the log must be
+   * fetched and flushed back past. The checkpoint keeps holding it (a log end below its recovery
+   * point is the durable form of this state), so a restart during catch-up stays in recovery.
+   */
+  private recoveryTarget: number | undefined;
+  private readonly recoveryPointFile: RecoveryPointCheckpointFile;
+  private readonly lostFlushedData: LostFlushedDataPolicy;
   private readonly directory: string;
   readonly config: LogConfig;
   private readonly fileSystem: FileSystem;
@@ -97,11 +139,15 @@ export class SegmentedLog {
     this.fileSystem = options.fileSystem;
     this.logger = options.logger;
     this.time = options.time;
+    this.recoveryPointFile = options.recoveryPointFile;
+    this.lostFlushedData = options.lostFlushedData ?? 'refuse';
   }
 
   /**
    * Opens the log in `directory`, creating it if needed. After a clean shutdown nothing is scanned;
-   * otherwise every segment is validated batch by batch and cut at the first bad one.
+   * otherwise every segment is validated batch by batch and cut at the first bad one, if that
+   * lies at or above the recovery point (a torn tail). Below it the bad batch is flushed data that
+   * was lost: see `lostFlushedData`. The clean-shutdown marker stays until `removeCleanShutdownMarker`.
    */
   static open(options: SegmentedLogOptions): SegmentedLog {
     const { fileSystem, directory } = options;
@@ -119,18 +165,22 @@ export class SegmentedLog {
       .map((name) => parseSegmentFileName(name))
       .filter((offset): offset is number => offset !== undefined)
       .sort((left, right) => left - right);
+    const saved = options.recoveryPointFile.read();
     const clean =
       markedEndOffset !== undefined && entries !== undefined && log.loadClean(baseOffsets, markedEndOffset);
-    if (!clean) log.recover(baseOffsets, entries);
+    if (clean) log.checkAgainstRecoveryPoint(log.endOfLoadedSegments(), saved, undefined);
+    else log.recover(baseOffsets, entries, saved);
     log.logStartOffsetValue = (log.segments.first() as LogSegment).baseOffset;
     log.logEndOffsetValue = (log.segments.last() as LogSegment).nextOffset();
     log.highWatermarkValue = log.logStartOffsetValue;
     log.flushedOffset = log.logEndOffsetValue;
+    log.initializeRecoveryPoint(saved);
     options.logger.info(
       {
         clean,
         logStartOffset: log.logStartOffsetValue,
         logEndOffset: log.logEndOffsetValue,
+        recoveryPoint: log.checkpointedRecoveryPoint,
         segments: log.segments.size(),
       },
       'opened log',
@@ -159,20 +209,46 @@ export class SegmentedLog {
 
   /**
    * Validates every batch of every segment (CRC, offsets contiguous from the segment's base, epochs
-   * consistent with the checkpoint) and truncates at the first failure, dropping later segments.
-   * A missing or unreadable checkpoint is rebuilt from the batches.
+   * consistent with the checkpoint), then cuts at the first failure, dropping later segments, once
+   * `checkAgainstRecoveryPoint` allowed it. A missing or unreadable checkpoint is rebuilt from the
+   * batches.
    */
-  private recover(baseOffsets: readonly number[], entries: readonly EpochEntry[] | undefined): void {
+  private recover(
+    baseOffsets: readonly number[],
+    entries: readonly EpochEntry[] | undefined,
+    saved: SavedRecoveryPoint,
+  ): void {
     const rebuilding = entries === undefined || entries.length === 0;
     const earlierEpochs: EpochEntry[] = [];
-    const check = this.recoveryEpochCheck(rebuilding, earlierEpochs);
+    const found = this.scanSegments(baseOffsets, this.recoveryEpochCheck(rebuilding, earlierEpochs));
+    const recoveredEnd = found?.nextOffset ?? this.endOfLoadedSegments();
+    const lost = this.checkAgainstRecoveryPoint(recoveredEnd, saved, found);
+    if (found !== undefined) this.cutAt(found, lost, saved);
+    if (this.segments.size() === 0)
+      this.segments.add(LogSegment.create(this.fileSystem, this.directory, 0, this.config, this.time()));
+    const logEndOffset = (this.segments.last() as LogSegment).nextOffset();
+    this.epochCache.truncateFromEnd(logEndOffset);
+    this.epochCache.restoreEarlierEntries(earlierEpochs.filter((entry) => entry.startOffset < logEndOffset));
+    if (rebuilding) this.epochCache.persist();
+    // What survived a process crash may sit only in the page cache: make it durable before
+    // reporting it as flushed.
+    for (const segment of this.segments.all()) segment.flush();
+    this.fileSystem.syncDirectory(this.directory);
+  }
+
+  /** Opens and validates segments in order until the first damage (returned) or the end. */
+  private scanSegments(baseOffsets: readonly number[], check: RecoveredBatchCheck): FoundDamage | undefined {
     let expected: number | undefined;
-    let cut = false;
-    for (const baseOffset of baseOffsets) {
-      if (cut || (expected !== undefined && baseOffset !== expected)) {
-        this.deleteSegmentFiles(baseOffset);
-        cut = true;
-        continue;
+    for (const [index, baseOffset] of baseOffsets.entries()) {
+      if (expected !== undefined && baseOffset !== expected) {
+        return {
+          segment: undefined,
+          validBytes: 0,
+          nextOffset: expected,
+          laterBaseOffsets: baseOffsets.slice(index),
+          file: LogSegment.paths(this.directory, baseOffset).log,
+          damage: `segment starts at offset ${baseOffset} where ${expected} was expected`,
+        };
       }
       const segment = LogSegment.open(
         this.fileSystem,
@@ -185,24 +261,109 @@ export class SegmentedLog {
       const result = segment.recover(baseOffset, check);
       this.segments.add(segment);
       expected = result.nextOffset;
-      if (result.truncatedBytes > 0) {
-        this.logger.warn(
-          { segment: baseOffset, truncatedBytes: result.truncatedBytes, offset: result.nextOffset },
-          'truncated a torn or corrupt log tail',
-        );
-        cut = true;
+      if (result.invalidBytes > 0) {
+        return {
+          segment,
+          validBytes: result.validBytes,
+          nextOffset: result.nextOffset,
+          laterBaseOffsets: baseOffsets.slice(index + 1),
+          file: segment.records.path,
+          damage: result.damage ?? 'invalid bytes',
+        };
       }
     }
-    if (this.segments.size() === 0)
-      this.segments.add(LogSegment.create(this.fileSystem, this.directory, 0, this.config, this.time()));
-    const logEndOffset = (this.segments.last() as LogSegment).nextOffset();
-    this.epochCache.truncateFromEnd(logEndOffset);
-    this.epochCache.restoreEarlierEntries(earlierEpochs.filter((entry) => entry.startOffset < logEndOffset));
-    if (rebuilding) this.epochCache.persist();
-    // What survived a process crash may sit only in the page cache: make it durable before
-    // reporting it as flushed.
-    for (const segment of this.segments.all()) segment.flush();
-    this.fileSystem.syncDirectory(this.directory);
+    return undefined;
+  }
+
+  /** The offset after the last segment opened so far (0 with none). */
+  private endOfLoadedSegments(): number {
+    return this.segments.last()?.nextOffset() ?? 0;
+  }
+
+  /**
+   * A log that would end at `recoveredEnd`, below what the checkpoint says was flushed, lost data
+   * that may have been acknowledged: refused (typed error, nothing cut), or with the policy's
+   * consent cut and either recovered from the quorum or accepted. Returns whether data was lost.
+   * An unreadable checkpoint cannot vouch for any damage being a torn tail, so damage is refused.
+   */
+  private checkAgainstRecoveryPoint(
+    recoveredEnd: number,
+    saved: SavedRecoveryPoint,
+    found: FoundDamage | undefined,
+  ): boolean {
+    const lost =
+      saved.kind === 'offset'
+        ? recoveredEnd < saved.offset
+        : saved.kind === 'unreadable' && found !== undefined;
+    if (!lost) return false;
+    const loss = this.describeLoss(recoveredEnd, saved, found);
+    const policy = this.lostFlushedData;
+    if (policy === 'refuse' || (loss.recoveryPoint === undefined && policy !== 'accept-loss')) {
+      for (const segment of this.segments.removeWhere(() => true)) segment.abandon();
+      throw new FlushedDataLossError(loss);
+    }
+    if (policy === 'recover-from-quorum') this.recoveryTarget = loss.recoveryPoint;
+    this.logger.error(
+      { ...loss, policy },
+      policy === 'recover-from-quorum'
+        ? 'flushed data lost: truncating and rejoining as an observer until it is fetched back'
+        : 'flushed data lost: truncating, the loss accepted by the operator',
+    );
+    return true;
+  }
+
+  private describeLoss(
+    recoveredEnd: number,
+    saved: SavedRecoveryPoint,
+    found: FoundDamage | undefined,
+  ): FlushedDataLoss {
+    const last = this.segments.last();
+    return {
+      file: found?.file ?? last?.records.path ?? this.directory,
+      positionBytes: found?.validBytes ?? last?.sizeInBytes() ?? 0,
+      damage: found?.damage ?? 'the log ends before its recovery point',
+      firstLostOffset: recoveredEnd,
+      recoveryPoint: saved.kind === 'offset' ? saved.offset : undefined,
+    };
+  }
+
+  /** Cuts the damaged segment after its valid bytes and deletes every later segment. */
+  private cutAt(found: FoundDamage, lost: boolean, saved: SavedRecoveryPoint): void {
+    const truncatedBytes = (found.segment?.sizeInBytes() ?? 0) - found.validBytes;
+    found.segment?.discardInvalidTail(found.validBytes);
+    for (const baseOffset of found.laterBaseOffsets) this.deleteSegmentFiles(baseOffset);
+    if (lost) return;
+    this.logger.warn(
+      {
+        file: found.file,
+        positionBytes: found.validBytes,
+        truncatedBytes,
+        droppedSegments: found.laterBaseOffsets.length,
+        offset: found.nextOffset,
+        recoveryPoint: saved.kind === 'offset' ? saved.offset : undefined,
+        damage: found.damage,
+      },
+      'truncated a torn log tail at or above the recovery point',
+    );
+  }
+
+  /** After open: the checkpoint holds the recovered log end, or the recovery target while recovering. */
+  private initializeRecoveryPoint(saved: SavedRecoveryPoint): void {
+    if (this.recoveryTarget !== undefined) {
+      this.checkpointedRecoveryPoint = this.recoveryTarget;
+      return;
+    }
+    if (saved.kind !== 'offset' || saved.offset !== this.logEndOffsetValue)
+      this.recoveryPointFile.write(this.logEndOffsetValue);
+    this.checkpointedRecoveryPoint = this.logEndOffsetValue;
+  }
+
+  /**
+   * While recovering flushed data lost on this replica: the offset it must fetch and flush back
+   * past before it may vote again. Undefined when nothing was lost (or it is all back).
+   */
+  recoveringUntilOffset(): number | undefined {
+    return this.recoveryTarget;
   }
 
   private recoveryEpochCheck(
@@ -515,6 +676,8 @@ export class SegmentedLog {
       );
     }
     if (offset >= this.logEndOffsetValue) return false;
+    // Lowered first: a crash after the cut must not find the log ending below its recovery point.
+    this.lowerRecoveryPoint(offset);
     this.epochCache.truncateFromEnd(offset);
     const first = this.segments.first();
     const removed = this.segments.removeWhere((segment) => segment !== first && segment.baseOffset > offset);
@@ -533,9 +696,12 @@ export class SegmentedLog {
   /** Deletes every segment and starts an empty log at `offset` (after installing a snapshot). */
   truncateFullyAndStartAt(offset: number): void {
     this.ensureOpen();
+    this.lowerRecoveryPoint(offset);
     this.retire(this.segments.removeWhere(() => true));
     this.segments.add(LogSegment.create(this.fileSystem, this.directory, offset, this.config, this.time()));
     this.fileSystem.syncDirectory(this.directory);
+    // Raised only now that the new segment is durable; a frozen snapshot holds what lies below.
+    this.raiseRecoveryPoint(offset);
     this.directoryDirty = false;
     this.epochCache.clear();
     this.logStartOffsetValue = offset;
@@ -543,6 +709,32 @@ export class SegmentedLog {
     this.setLogEndAfterTruncation(offset);
     this.flushedOffset = offset;
     this.logger.info({ offset }, 'truncated the whole log');
+  }
+
+  /** Before removing batches below the recovery point (not while recovering: the target stays). */
+  private lowerRecoveryPoint(offset: number): void {
+    if (this.recoveryTarget !== undefined || (this.checkpointedRecoveryPoint ?? offset + 1) <= offset) return;
+    this.checkpointedRecoveryPoint = undefined;
+    this.recoveryPointFile.write(offset);
+    this.checkpointedRecoveryPoint = offset;
+  }
+
+  /** After `offset` became durable by other means than a flush (a snapshot installed there). */
+  private raiseRecoveryPoint(offset: number): void {
+    if (this.recoveryTarget !== undefined && offset >= this.recoveryTarget) this.finishRecovery(offset);
+    const target = Math.max(offset, this.recoveryTarget ?? 0);
+    if (this.checkpointedRecoveryPoint === target) return;
+    this.checkpointedRecoveryPoint = undefined;
+    this.recoveryPointFile.write(target);
+    this.checkpointedRecoveryPoint = target;
+  }
+
+  private finishRecovery(durableOffset: number): void {
+    this.logger.info(
+      { recoveryTarget: this.recoveryTarget, flushedOffset: durableOffset },
+      'fetched and flushed back past the old recovery point: the lost flushed data is recovered',
+    );
+    this.recoveryTarget = undefined;
   }
 
   private setLogEndAfterTruncation(logEndOffset: number): void {
@@ -623,9 +815,27 @@ export class SegmentedLog {
         }
       }
     }
+    await this.checkpointRecoveryPoint(Math.min(target, this.truncatedDuringFlush, this.logEndOffsetValue));
+    // A truncation during the checkpoint write lowered the checkpoint itself; it caps the claim too.
     const durable = Math.min(target, this.truncatedDuringFlush, this.logEndOffsetValue);
     this.flushedOffset = Math.max(this.flushedOffset, durable);
+    if (this.recoveryTarget !== undefined && this.flushedOffset >= this.recoveryTarget)
+      this.finishRecovery(this.flushedOffset);
     return this.flushedOffset;
+  }
+
+  /**
+   * Makes the checkpoint say `durableOffset` (or the recovery target, while above it) before the
+   * flush reports it: nothing acknowledged lies above what recovery protects. An in-place write
+   * and one fdatasync off the event loop, skipped when the offset did not move.
+   */
+  private async checkpointRecoveryPoint(durableOffset: number): Promise<void> {
+    const offset = Math.max(durableOffset, this.recoveryTarget ?? 0);
+    if (offset === this.checkpointedRecoveryPoint) return;
+    this.checkpointedRecoveryPoint = undefined;
+    await this.recoveryPointFile.writeAsync(offset);
+    // Unless a truncation rewrote it meanwhile (it then set its own, lower, value).
+    this.checkpointedRecoveryPoint ??= offset;
   }
 
   /** Trims, syncs and closes every segment, then writes the clean-shutdown marker. */
@@ -635,6 +845,9 @@ export class SegmentedLog {
     this.releaseRetiredSegments();
     for (const segment of this.segments.all()) segment.close();
     this.fileSystem.syncDirectory(this.directory);
+    if (this.recoveryTarget === undefined && this.checkpointedRecoveryPoint !== this.logEndOffsetValue)
+      this.recoveryPointFile.write(this.logEndOffsetValue);
+    this.recoveryPointFile.close();
     const marker = JSON.stringify({ version: 0, logEndOffset: this.logEndOffsetValue });
     writeFileAtomically(
       this.fileSystem,
@@ -667,18 +880,26 @@ export class SegmentedLog {
     this.retiredSegments = [];
   }
 
+  /**
+   * Called once the whole open succeeded, before anything is written: from here on a crash is an
+   * unclean stop. An open that fails keeps the marker, so the next start is not misled into
+   * treating the same files as a torn tail (item 2 of issue 12).
+   */
+  removeCleanShutdownMarker(): void {
+    const path = joinPath(this.directory, CLEAN_SHUTDOWN_FILE);
+    if (this.fileSystem.exists(path)) deleteFileDurably(this.fileSystem, path);
+  }
+
   private ensureOpen(): void {
     if (this.closed) throw new InvalidLogOperationError('the log is closed');
   }
 }
 
-/** The log end recorded by a clean shutdown, after removing the marker durably; else undefined. */
+/** The log end recorded by a clean shutdown; else undefined. The marker is removed later. */
 function readCleanShutdownMarker(fileSystem: FileSystem, directory: string): number | undefined {
   const path = joinPath(directory, CLEAN_SHUTDOWN_FILE);
   const bytes = readSmallFile(fileSystem, path);
   if (bytes === undefined) return undefined;
-  // Removed before anything is written, so a crash from here on is seen as unclean.
-  deleteFileDurably(fileSystem, path);
   try {
     const parsed: unknown = JSON.parse(bytes.toString('utf8'));
     if (typeof parsed !== 'object' || parsed === null || !('logEndOffset' in parsed)) return undefined;
