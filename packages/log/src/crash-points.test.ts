@@ -1,5 +1,5 @@
 import { KRaftError } from '@kraft/protocol';
-import { MemoryFileSystem } from '@kraft/records';
+import { type CrashMode, MemoryFileSystem } from '@kraft/records';
 import { describe, expect, it } from 'vitest';
 import {
   dataBatch,
@@ -8,6 +8,10 @@ import {
   TEST_NOW_MS,
   testConfig,
 } from '../test/support/log-fixtures.js';
+import {
+  LEADER_EPOCH_CHECKPOINT_FILE,
+  parseLeaderEpochCheckpoint,
+} from './epoch/leader-epoch-checkpoint-file.js';
 import { RaftLog } from './raft-log.js';
 import type { OffsetAndEpoch } from './raft-log-types.js';
 
@@ -126,4 +130,70 @@ describe('a power loss at every step', () => {
       },
     );
   });
+
+  it.each<CrashMode>(['drop-unsynced', 'tear-unsynced'])(
+    'of truncate-then-append never brings removed batches back, and the epoch checkpoint agrees with the log (%s)',
+    async (mode) => {
+      for (let failAt = 1; ; failAt += 1) {
+        const fileSystem = await withUncommittedTail();
+        const failing = new FailingFileSystem(fileSystem, failAt);
+        let truncated = false;
+        let completed = true;
+        try {
+          const log = open(failing);
+          log.updateHighWatermark(60);
+          // The divergence lies inside epoch 2: the checkpoint keeps (2, 60), so only the
+          // segment's own durability can keep offsets 80-99 of epoch 2 from coming back.
+          log.truncateTo(80);
+          truncated = true;
+          for (let offset = 80; offset < 90; offset += 2)
+            log.appendAsFollower(dataBatch({ baseOffset: offset, epoch: 3, count: 2 }), 3);
+          await log.flush();
+        } catch (error) {
+          if (!KRaftError.isInstance(error)) throw error;
+          completed = false;
+        }
+        fileSystem.crash({ mode, random: () => 0.5 });
+        const reopened = open(fileSystem);
+        const batches = readAll(reopened, 'uncommitted');
+        if (truncated) {
+          expect(batches.filter((batch) => batch.epoch === 2 && batch.baseOffset >= 80)).toEqual([]);
+        }
+        expect(epochCheckpointOnDisk(fileSystem)).toEqual(epochStartsOf(batches));
+        if (completed) {
+          expect(reopened.endOffset()).toBe(90);
+          expect(failAt).toBeGreaterThan(3);
+          return;
+        }
+      }
+    },
+  );
 });
+
+/** `prepared()` plus 20 flushed two-record batches in epoch 2 (offsets 60-99) above the HWM. */
+async function withUncommittedTail(): Promise<MemoryFileSystem> {
+  const fileSystem = await prepared();
+  const log = open(fileSystem);
+  log.initializeLeaderEpoch(2);
+  for (let index = 0; index < 20; index += 1) log.appendAsLeader(dataBatch({ count: 2, valueBytes: 40 }), 2);
+  await log.flush();
+  log.close();
+  return fileSystem;
+}
+
+function epochCheckpointOnDisk(fileSystem: MemoryFileSystem): Array<{ epoch: number; startOffset: number }> {
+  const path = `${DIR}/__cluster_metadata-0/${LEADER_EPOCH_CHECKPOINT_FILE}`;
+  return parseLeaderEpochCheckpoint(fileSystem.readFile(path).toString('utf8'));
+}
+
+/** The (epoch, first offset) pairs the batches themselves say. */
+function epochStartsOf(
+  batches: ReadonlyArray<{ epoch: number; baseOffset: number }>,
+): Array<{ epoch: number; startOffset: number }> {
+  const starts: Array<{ epoch: number; startOffset: number }> = [];
+  for (const batch of batches) {
+    if (starts.at(-1)?.epoch !== batch.epoch)
+      starts.push({ epoch: batch.epoch, startOffset: batch.baseOffset });
+  }
+  return starts;
+}

@@ -62,6 +62,27 @@ describe('MemoryFileSystem crash semantics', () => {
     expect(fileSystem.readFile('/data/file').toString()).toBe('abcdefgh');
   });
 
+  it.each(['drop-unsynced', 'tear-unsynced'] as const)(
+    'loses an unsynced truncation while keeping later synced writes to other files (%s)',
+    (mode) => {
+      const fileSystem = setup();
+      const segment = fileWith(fileSystem, 'batch-1|batch-2|batch-3|', '');
+      // Truncate the segment and append new bytes, neither synced ...
+      segment.truncate(8);
+      segment.write(Buffer.from('batch-X|'), 8);
+      // ... then replace another file durably (a checkpoint: write, sync, rename, directory sync).
+      const checkpoint = fileSystem.open('/data/checkpoint.tmp', { create: true });
+      checkpoint.write(Buffer.from('epoch 3 at 1'), 0);
+      checkpoint.sync();
+      fileSystem.rename('/data/checkpoint.tmp', '/data/checkpoint');
+      fileSystem.syncDirectory('/data');
+      fileSystem.crash({ mode, random: () => 0.99 });
+      // The truncation is gone: the removed bytes are back, the new ones lost.
+      expect(fileSystem.readFile('/data/file').toString()).toBe('batch-1|batch-2|batch-3|');
+      expect(fileSystem.readFile('/data/checkpoint').toString()).toBe('epoch 3 at 1');
+    },
+  );
+
   it('keeps a synced overwrite', () => {
     const fileSystem = setup();
     const handle = fileWith(fileSystem, 'abcdefgh', '');
