@@ -122,6 +122,8 @@ export class KafkaRaftClient implements RaftClient {
   private shutdownDeadlineMs: number | undefined;
   private shutdownComplete = false;
   private initialized = false;
+  /** Whether the log was recovering lost flushed data at the last check (to log the rejoin once). */
+  private wasRecoveringLostData = false;
 
   constructor(options: KafkaRaftClientOptions) {
     this.options = options;
@@ -151,6 +153,7 @@ export class KafkaRaftClient implements RaftClient {
       store: options.quorumStateStore,
       random: options.random,
       kraftVersion: () => kraftVersion,
+      isRecoveringLostData: () => this.log.recoveringUntilOffset?.() !== undefined,
       logger: this.logger.child({ component: 'quorum-state' }),
     });
     this.requestManager = new RequestManager({
@@ -225,6 +228,13 @@ export class KafkaRaftClient implements RaftClient {
     }
     this.quorum.initialize({ offset: this.log.endOffset(), epoch: this.log.lastFetchedEpoch() }, nowMs);
     this.initialized = true;
+    this.wasRecoveringLostData = this.quorum.isRecoveringLostData();
+    if (this.wasRecoveringLostData) {
+      this.logger.warn(
+        { recoveringUntilOffset: this.log.recoveringUntilOffset?.(), logEndOffset: this.log.endOffset() },
+        'the log lost flushed data: running as a non-voting observer until it is fetched back',
+      );
+    }
     this.lastPollTimeMs = nowMs;
     this.nextLogCleanMs = nowMs + this.config.logCleanIntervalMs;
     if (this.quorum.isOnlyVoter()) this.campaignAsOnlyVoter(nowMs);
@@ -299,6 +309,10 @@ export class KafkaRaftClient implements RaftClient {
   /** The driver flushed the log up to `flushedOffset`. A leader may now count it toward the HWM. */
   onLogFlushed(flushedOffset: number, nowMs: number): void {
     invariant(this.initialized, () => 'onLogFlushed before initialize');
+    if (this.wasRecoveringLostData && !this.quorum.isRecoveringLostData()) {
+      this.wasRecoveringLostData = false;
+      this.logger.info({ flushedOffset }, 'lost flushed data fetched back: voting again');
+    }
     if (!this.quorum.isLeader()) return;
     const durable = Math.min(flushedOffset, this.log.lastFlushedOffset(), this.log.endOffset());
     const leader = this.quorum.leaderStateOrThrow();
@@ -422,6 +436,7 @@ export class KafkaRaftClient implements RaftClient {
       logStartOffset: this.log.startOffset(),
       logEndOffset: this.log.endOffset(),
       lastFlushedOffset: this.log.lastFlushedOffset(),
+      recoveringUntilOffset: this.log.recoveringUntilOffset?.(),
       lastFetchedEpoch: this.log.lastFetchedEpoch(),
       numberOfVoters: this.options.voters.size(),
       commitLatencyAvgMs: commitLatency.avgMs,

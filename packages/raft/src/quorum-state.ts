@@ -57,6 +57,8 @@ export interface QuorumStateOptions {
   readonly random: Random;
   /** 0 writes quorum-state data version 0, 1 writes version 1. */
   readonly kraftVersion: () => QuorumStateDataVersion;
+  /** True while the log recovers lost flushed data: the replica acts as an observer meanwhile. */
+  readonly isRecoveringLostData?: () => boolean;
   readonly logger?: Logger;
 }
 
@@ -94,9 +96,15 @@ export class QuorumState {
     return this.options.voters();
   }
 
+  /** A voter in the voter set whose log is whole: one recovering lost flushed data is an observer. */
   isVoter(): boolean {
     const key = this.localReplicaKey();
-    return key !== undefined && this.voters().isVoter(key);
+    return key !== undefined && this.voters().isVoter(key) && !this.isRecoveringLostData();
+  }
+
+  /** See `RaftLog.recoveringUntilOffset`: no votes, no campaigns, keep fetching. */
+  isRecoveringLostData(): boolean {
+    return this.options.isRecoveringLostData?.() ?? false;
   }
 
   isObserver(): boolean {
@@ -105,7 +113,7 @@ export class QuorumState {
 
   isOnlyVoter(): boolean {
     const key = this.localReplicaKey();
-    return key !== undefined && this.voters().isOnlyVoter(key);
+    return key !== undefined && this.voters().isOnlyVoter(key) && !this.isRecoveringLostData();
   }
 
   /** Election timeout drawn uniformly from [T, 2T) (KIP-595). */

@@ -10,6 +10,8 @@ export interface RaftClientObservableState {
   readonly logStartOffset: number;
   readonly logEndOffset: number;
   readonly lastFlushedOffset: number;
+  /** Set while the replica recovers lost flushed data as a non-voting observer (RaftLog port). */
+  readonly recoveringUntilOffset: number | undefined;
   readonly lastFetchedEpoch: number;
   readonly numberOfVoters: number;
   /** Commit latency: time from a leader append to its commit, over committed batches. */

@@ -75,7 +75,10 @@ export class VoteHandler {
       epoch: this.context.log.lastFetchedEpoch(),
     };
     const isLogUpToDate = compareOffsetAndEpoch({ offset: lastOffset, epoch: lastEpoch }, ours) >= 0;
-    const voteGranted = this.context.quorum.state().canGrantVote(candidateKey, isLogUpToDate, preVote);
+    // A replica whose log lost flushed entries may not help elect a leader that lacks them.
+    const recovering = this.context.quorum.isRecoveringLostData();
+    const voteGranted =
+      !recovering && this.context.quorum.state().canGrantVote(candidateKey, isLogUpToDate, preVote);
     if (
       voteGranted &&
       !preVote &&
@@ -86,7 +89,14 @@ export class VoteHandler {
       this.transitions.onStateChanged(previous, nowMs);
     }
     this.context.logger.debug(
-      { remoteNodeId: candidateKey.id, epoch: candidateEpoch, preVote, voteGranted, isLogUpToDate },
+      {
+        remoteNodeId: candidateKey.id,
+        epoch: candidateEpoch,
+        preVote,
+        voteGranted,
+        isLogUpToDate,
+        recovering,
+      },
       'vote request handled',
     );
     return this.voteResponse(request.apiVersion, Errors.NONE.code, Errors.NONE.code, voteGranted);

@@ -118,6 +118,14 @@ export interface RaftLog {
   /** The end offset known durable: every offset below it survives a crash. */
   lastFlushedOffset(): number;
   /**
+   * Set while this replica recovers flushed data its log lost (a damaged segment cut at open): the
+   * offset it must fetch and flush back past. Meanwhile the core runs it as a non-voting observer
+   * (no votes or pre-votes granted, never a candidate), so a log that lost acknowledged entries
+   * cannot help elect a leader without them (protocol-aware recovery, Alagappan et al., FAST '18).
+   * Durable across restarts; optional for logs that never lose flushed data.
+   */
+  recoveringUntilOffset?(): number | undefined;
+  /**
    * A writer for a snapshot of the committed log ending at `snapshotId.offset` (exclusive).
    * `undefined` if the snapshot already exists or is below the log start; a typed error when the
    * id is above the high watermark, does not match the log's epochs, or is not batch aligned.

@@ -48,6 +48,8 @@ export class MockLog implements RaftLog {
   private logStartOffset = 0;
   private highWatermarkOffset = 0;
   private flushedOffset = 0;
+  /** See `startRecoveringLostData`. */
+  private recoveryTarget: number | undefined;
   private closed = false;
   /** Counts flushes, for tests that check the core asked for one. */
   flushCount = 0;
@@ -233,11 +235,25 @@ export class MockLog implements RaftLog {
   flushSync(): number {
     this.flushCount += 1;
     this.flushedOffset = this.endOffset();
+    if (this.recoveryTarget !== undefined && this.flushedOffset >= this.recoveryTarget)
+      this.recoveryTarget = undefined;
     return this.flushedOffset;
   }
 
   lastFlushedOffset(): number {
     return this.flushedOffset;
+  }
+
+  /**
+   * As `@kraft/log` opened with `recover-from-quorum` after cutting damage: the log must be fetched
+   * and flushed back to `untilOffset` before the replica may vote. Survives `crashAndReopen`.
+   */
+  startRecoveringLostData(untilOffset: number): void {
+    this.recoveryTarget = untilOffset;
+  }
+
+  recoveringUntilOffset(): number | undefined {
+    return this.recoveryTarget;
   }
 
   /** A hard kill and restart: unflushed batches are gone, the high watermark is forgotten. */
