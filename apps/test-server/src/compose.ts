@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { LogConfig } from '@kraft/log';
+import { FlushedDataLossError, LogConfig, type LostFlushedDataPolicy } from '@kraft/log';
 import { Uuid } from '@kraft/protocol';
 import {
   createSystemRandom,
@@ -202,12 +202,39 @@ function requireStaticVoters(config: ServerConfig): void {
   }
 }
 
+/**
+ * Damage below the recovery point (flushed data lost, ADR 0010): with other voters to fetch from
+ * the log is cut and the node rejoins as a non-voting observer until it has it back; a lone voter
+ * has nowhere to fetch it from, so the open is refused unless the operator accepts the loss.
+ */
+function lostFlushedDataPolicy(config: ServerConfig): LostFlushedDataPolicy {
+  if (config.metadataLog.acceptFlushedDataLoss) return 'accept-loss';
+  const others = config.quorum.voters.filter((voter) => voter.nodeId !== config.nodeId);
+  return others.length > 0 ? 'recover-from-quorum' : 'refuse';
+}
+
 function openLog(config: ServerConfig, fileSystem: NodeFileSystem, logger: Logger): RaftLog {
+  try {
+    return openLogWithPolicy(config, fileSystem, logger);
+  } catch (error) {
+    if (error instanceof FlushedDataLossError) {
+      // The log's message names its own option; the operator of this server sets a config key.
+      logger.error(
+        { ...error.loss, override: 'internal.metadata.log.accept.flushed.data.loss=true' },
+        'the metadata log lost flushed data: refusing to start. Restore the log directory from a copy that holds those offsets, or accept the loss with the override',
+      );
+    }
+    throw error;
+  }
+}
+
+function openLogWithPolicy(config: ServerConfig, fileSystem: NodeFileSystem, logger: Logger): RaftLog {
   const settings = config.metadataLog;
   return openKafkaRaftLog({
     dir: config.metadataLogDir,
     fileSystem,
     logger,
+    lostFlushedData: lostFlushedDataPolicy(config),
     topicPartition: PERFORMANCE_TEST_TOPIC_PARTITION,
     topicId: PERFORMANCE_TEST_TOPIC_ID,
     config: new LogConfig({

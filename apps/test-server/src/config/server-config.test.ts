@@ -59,6 +59,7 @@ describe('parseServerConfig', () => {
       maxIdleIntervalMs: 500,
       maxBatchSizeBytes: 8388608,
       deleteDelayMs: 60000,
+      acceptFlushedDataLoss: false,
     });
     expect(config.socket.requestMaxBytes).toBe(104857600);
     expect(config.socket.connectionsMaxIdleMs).toBe(600000);

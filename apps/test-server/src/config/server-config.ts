@@ -68,6 +68,11 @@ export interface MetadataLogConfig {
   readonly maxIdleIntervalMs: number;
   readonly maxBatchSizeBytes: number;
   readonly deleteDelayMs: number;
+  /**
+   * `internal.metadata.log.accept.flushed.data.loss` (not Kafka's): the operator's explicit
+   * override when the log refuses to open because damage lies below its recovery point.
+   */
+  readonly acceptFlushedDataLoss: boolean;
 }
 
 export interface SocketConfig {
@@ -121,6 +126,7 @@ export const SERVER_CONFIG_DEFAULTS: Readonly<Record<string, string | undefined>
   'metadata.max.idle.interval.ms': '500',
   'internal.metadata.max.batch.size.in.bytes': String(8 * MEBIBYTE),
   'internal.metadata.delete.delay.millis': '60000',
+  'internal.metadata.log.accept.flushed.data.loss': 'false',
   'socket.request.max.bytes': String(100 * MEBIBYTE),
   'connections.max.idle.ms': '600000',
   'socket.send.buffer.bytes': '102400',
@@ -354,6 +360,7 @@ function parseMetadataLogConfig(reader: PropertyReader): MetadataLogConfig {
     maxIdleIntervalMs: reader.int32('metadata.max.idle.interval.ms', 0),
     maxBatchSizeBytes: reader.int32('internal.metadata.max.batch.size.in.bytes', 1),
     deleteDelayMs: reader.int64('internal.metadata.delete.delay.millis', 0),
+    acceptFlushedDataLoss: reader.boolean('internal.metadata.log.accept.flushed.data.loss'),
   };
 }
 
