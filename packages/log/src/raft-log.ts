@@ -301,6 +301,14 @@ export class RaftLog {
   }
 
   /**
+   * Resolves once `recovery-point-offset-checkpoint` covers everything flushed so far: flushes
+   * report before their checkpoint write lands (ADR 0010). For tests and orderly shutdowns.
+   */
+  recoveryPointSettled(): Promise<void> {
+    return this.log.recoveryPointSettled();
+  }
+
+  /**
    * While this replica recovers flushed data it lost (opened with `recover-from-quorum`): the
    * offset it must fetch and flush back past before it may vote or lead again; else undefined.
    * Durable: a restart before then is still recovering.

@@ -1,5 +1,5 @@
 import { KRaftError, type Logger } from '@kraft/protocol';
-import { MemoryFileSystem } from '@kraft/records';
+import { type FileHandle, type FileSystem, MemoryFileSystem, type OpenOptions } from '@kraft/records';
 import { describe, expect, it } from 'vitest';
 import {
   captureFiles,
@@ -44,11 +44,7 @@ function recordingLogger(lines: LogLine[], bound: Record<string, unknown> = {}):
   } as unknown as Logger;
 }
 
-function open(
-  fileSystem: MemoryFileSystem | FailingFileSystem,
-  lostFlushedData?: LostFlushedDataPolicy,
-  logger?: Logger,
-): RaftLog {
+function open(fileSystem: FileSystem, lostFlushedData?: LostFlushedDataPolicy, logger?: Logger): RaftLog {
   return RaftLog.open({
     dir: DIR,
     fileSystem,
@@ -292,23 +288,43 @@ describe('recovering lost flushed data from the quorum', () => {
 });
 
 describe('the recovery-point checkpoint under crashes', () => {
-  it('is durable before a flush reports its offset', async () => {
+  it('is written in the background after a flush reports, and durable once settled', async () => {
     const fileSystem = newFileSystem();
-    const log = open(fileSystem);
+    const held = new HeldCheckpointSyncs(fileSystem);
+    const log = open(held);
     appendThirty(log);
+    // The flush reports without waiting for the checkpoint's sync: no second sync on the commit path.
     expect(await log.flush()).toBe(60);
+    expect(held.waiting()).toBe(1);
+    held.release();
+    await log.recoveryPointSettled();
     fileSystem.crash();
     expect(recoveryPointOnDisk(fileSystem)).toBe('0\n1\n__cluster_metadata 0 60\n');
   });
 
-  it('fails the flush, and reports nothing new, when the checkpoint cannot be synced', async () => {
+  it('loses only the unsynced checkpoint in a crash before it settles (the window of ADR 0010)', async () => {
+    const fileSystem = newFileSystem();
+    const held = new HeldCheckpointSyncs(fileSystem);
+    const log = open(held);
+    appendThirty(log);
+    await log.flush();
+    fileSystem.crash();
+    expect(recoveryPointOnDisk(fileSystem)).toBe('0\n1\n__cluster_metadata 0 0\n');
+    expect(open(fileSystem).endOffset()).toBe(60);
+  });
+
+  it('fails the next flush when the checkpoint cannot be synced, then writes it again', async () => {
     const fileSystem = newFileSystem();
     const log = open(fileSystem);
     appendThirty(log);
     fileSystem.injectFault('sync', { pathIncludes: 'recovery-point-offset-checkpoint' });
-    await expect(log.flush()).rejects.toThrow(KRaftError);
-    expect(log.lastFlushedOffset()).toBe(0);
     expect(await log.flush()).toBe(60);
+    await expect(log.flush()).rejects.toThrow(KRaftError);
+    log.appendAsLeader(dataBatch({ count: 2 }), 1);
+    expect(await log.flush()).toBe(62);
+    await log.recoveryPointSettled();
+    fileSystem.crash();
+    expect(recoveryPointOnDisk(fileSystem)).toBe('0\n1\n__cluster_metadata 0 62\n');
   });
 
   it('never claims more than is durable: a power loss at every step of append, flush and truncate never refuses', async () => {
@@ -331,6 +347,7 @@ describe('the recovery-point checkpoint under crashes', () => {
         log.truncateTo(70);
         log.appendAsLeader(dataBatch({ count: 2 }), 3);
         reported = await log.flush();
+        await log.recoveryPointSettled();
       } catch (error) {
         if (!KRaftError.isInstance(error)) throw error;
         completed = false;
@@ -346,6 +363,68 @@ describe('the recovery-point checkpoint under crashes', () => {
     }
   });
 });
+
+/**
+ * The MemoryFileSystem with the recovery-point checkpoint's asynchronous syncs held until
+ * `release()`: shows what a power loss finds while the background checkpoint write is in flight.
+ */
+class HeldCheckpointSyncs implements FileSystem {
+  private readonly held: Array<() => void> = [];
+
+  constructor(private readonly inner: MemoryFileSystem) {}
+
+  waiting(): number {
+    return this.held.length;
+  }
+
+  release(): void {
+    for (const resume of this.held.splice(0)) resume();
+  }
+
+  open(path: string, options?: OpenOptions): FileHandle {
+    const handle = this.inner.open(path, options);
+    if (!path.endsWith('recovery-point-offset-checkpoint')) return handle;
+    const held = this.held;
+    return {
+      path: handle.path,
+      read: (target, targetOffset, length, position) => handle.read(target, targetOffset, length, position),
+      write: (source, position) => handle.write(source, position),
+      size: () => handle.size(),
+      truncate: (size) => handle.truncate(size),
+      sync: () => handle.sync(),
+      syncAsync: () => new Promise<void>((resolve) => held.push(resolve)).then(() => handle.syncAsync()),
+      close: () => handle.close(),
+    };
+  }
+
+  exists(path: string): boolean {
+    return this.inner.exists(path);
+  }
+
+  list(directory: string): string[] {
+    return this.inner.list(directory);
+  }
+
+  mkdir(directory: string): void {
+    this.inner.mkdir(directory);
+  }
+
+  rename(from: string, to: string): void {
+    this.inner.rename(from, to);
+  }
+
+  unlink(path: string): void {
+    this.inner.unlink(path);
+  }
+
+  removeDirectory(directory: string): void {
+    this.inner.removeDirectory(directory);
+  }
+
+  syncDirectory(directory: string): void {
+    this.inner.syncDirectory(directory);
+  }
+}
 
 /** A random source that garbles every unsynced byte it is asked about. */
 function garbleEverything(): () => number {

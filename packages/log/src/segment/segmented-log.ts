@@ -116,6 +116,16 @@ export class SegmentedLog {
    * when it was written, and recovery refuses to cut below it. Undefined after a failed write.
    */
   private checkpointedRecoveryPoint: number | undefined;
+  /** The offset last written to the checkpoint's bytes, durable or still being synced. */
+  private recoveryPointOnFile: number | undefined;
+  /** The background checkpoint write after a flush, if one runs (never more than one). */
+  private checkpointWrite: Promise<void> | undefined;
+  /** A flush reported more while `checkpointWrite` ran: write again once it settles. */
+  private checkpointBehind = false;
+  /** Bumped by each synchronous checkpoint write: an older background write may not claim its offset. */
+  private checkpointGeneration = 0;
+  /** A failed background checkpoint write; the next flush rethrows it. */
+  private checkpointFailure: unknown;
   /**
    * While recovering lost flushed data from the quorum: the old recovery point the log must be
    * fetched and flushed back past. The checkpoint keeps holding it (a log end below its recovery
@@ -351,11 +361,22 @@ export class SegmentedLog {
   private initializeRecoveryPoint(saved: SavedRecoveryPoint): void {
     if (this.recoveryTarget !== undefined) {
       this.checkpointedRecoveryPoint = this.recoveryTarget;
+      this.recoveryPointOnFile = this.recoveryTarget;
       return;
     }
     if (saved.kind !== 'offset' || saved.offset !== this.logEndOffsetValue)
-      this.recoveryPointFile.write(this.logEndOffsetValue);
+      this.writeRecoveryPointNow(this.logEndOffsetValue);
     this.checkpointedRecoveryPoint = this.logEndOffsetValue;
+    this.recoveryPointOnFile = this.logEndOffsetValue;
+  }
+
+  /** Writes and fdatasyncs the checkpoint before returning (open, truncation, snapshot, close). */
+  private writeRecoveryPointNow(offset: number): void {
+    this.checkpointGeneration += 1;
+    this.checkpointedRecoveryPoint = undefined;
+    this.recoveryPointOnFile = offset;
+    this.recoveryPointFile.write(offset);
+    this.checkpointedRecoveryPoint = offset;
   }
 
   /**
@@ -713,20 +734,21 @@ export class SegmentedLog {
 
   /** Before removing batches below the recovery point (not while recovering: the target stays). */
   private lowerRecoveryPoint(offset: number): void {
-    if (this.recoveryTarget !== undefined || (this.checkpointedRecoveryPoint ?? offset + 1) <= offset) return;
-    this.checkpointedRecoveryPoint = undefined;
-    this.recoveryPointFile.write(offset);
-    this.checkpointedRecoveryPoint = offset;
+    // The bytes on file count, not only what is durable: a background write may be syncing more.
+    const onFile = Math.max(
+      this.recoveryPointOnFile ?? offset + 1,
+      this.checkpointedRecoveryPoint ?? offset + 1,
+    );
+    if (this.recoveryTarget !== undefined || onFile <= offset) return;
+    this.writeRecoveryPointNow(offset);
   }
 
   /** After `offset` became durable by other means than a flush (a snapshot installed there). */
   private raiseRecoveryPoint(offset: number): void {
     if (this.recoveryTarget !== undefined && offset >= this.recoveryTarget) this.finishRecovery(offset);
     const target = Math.max(offset, this.recoveryTarget ?? 0);
-    if (this.checkpointedRecoveryPoint === target) return;
-    this.checkpointedRecoveryPoint = undefined;
-    this.recoveryPointFile.write(target);
-    this.checkpointedRecoveryPoint = target;
+    if (this.checkpointedRecoveryPoint === target && this.recoveryPointOnFile === target) return;
+    this.writeRecoveryPointNow(target);
   }
 
   private finishRecovery(durableOffset: number): void {
@@ -798,6 +820,7 @@ export class SegmentedLog {
 
   private async flushNow(): Promise<number> {
     this.ensureOpen();
+    this.throwCheckpointFailure();
     const target = this.logEndOffsetValue;
     this.truncatedDuringFlush = Number.POSITIVE_INFINITY;
     if (this.directoryDirty) {
@@ -815,27 +838,65 @@ export class SegmentedLog {
         }
       }
     }
-    await this.checkpointRecoveryPoint(Math.min(target, this.truncatedDuringFlush, this.logEndOffsetValue));
-    // A truncation during the checkpoint write lowered the checkpoint itself; it caps the claim too.
     const durable = Math.min(target, this.truncatedDuringFlush, this.logEndOffsetValue);
     this.flushedOffset = Math.max(this.flushedOffset, durable);
+    // Safe before the checkpoint catches up: it still holds the target, which is <= what is durable.
     if (this.recoveryTarget !== undefined && this.flushedOffset >= this.recoveryTarget)
       this.finishRecovery(this.flushedOffset);
+    this.scheduleRecoveryPointWrite();
     return this.flushedOffset;
   }
 
   /**
-   * Makes the checkpoint say `durableOffset` (or the recovery target, while above it) before the
-   * flush reports it: nothing acknowledged lies above what recovery protects. An in-place write
-   * and one fdatasync off the event loop, skipped when the offset did not move.
+   * Brings the checkpoint up to the flushed offset in the background: an in-place write and one
+   * fdatasync off the event loop, never awaited by the flush, so the commit path pays no second
+   * sync (ADR 0010). Until it lands, offsets the flush reported lie above the durable checkpoint:
+   * the window in which damage to just-flushed bytes, found after a crash, is still cut as a torn
+   * tail. At most one write runs; flushes meanwhile coalesce into the next one.
    */
-  private async checkpointRecoveryPoint(durableOffset: number): Promise<void> {
-    const offset = Math.max(durableOffset, this.recoveryTarget ?? 0);
-    if (offset === this.checkpointedRecoveryPoint) return;
-    this.checkpointedRecoveryPoint = undefined;
-    await this.recoveryPointFile.writeAsync(offset);
-    // Unless a truncation rewrote it meanwhile (it then set its own, lower, value).
-    this.checkpointedRecoveryPoint ??= offset;
+  private scheduleRecoveryPointWrite(): void {
+    if (this.closed) return;
+    if (this.checkpointWrite !== undefined) {
+      this.checkpointBehind = true;
+      return;
+    }
+    const offset = Math.max(this.flushedOffset, this.recoveryTarget ?? 0);
+    if (offset === this.checkpointedRecoveryPoint && offset === this.recoveryPointOnFile) return;
+    const generation = this.checkpointGeneration;
+    this.recoveryPointOnFile = offset;
+    this.checkpointWrite = this.recoveryPointFile
+      .writeAsync(offset)
+      .then(
+        () => {
+          if (generation === this.checkpointGeneration) this.checkpointedRecoveryPoint = offset;
+        },
+        (error: unknown) => {
+          if (this.closed) return;
+          this.checkpointFailure = error;
+          this.checkpointedRecoveryPoint = undefined;
+          this.recoveryPointOnFile = undefined;
+        },
+      )
+      .finally(() => {
+        this.checkpointWrite = undefined;
+        if (!this.checkpointBehind) return;
+        this.checkpointBehind = false;
+        this.scheduleRecoveryPointWrite();
+      });
+  }
+
+  /** A background checkpoint write failed: the disk is in trouble, so the next flush fails too. */
+  private throwCheckpointFailure(): void {
+    const failure = this.checkpointFailure;
+    if (failure === undefined) return;
+    this.checkpointFailure = undefined;
+    throw failure;
+  }
+
+  /** Resolves once the checkpoint covers everything flushed so far (its background write settled). */
+  async recoveryPointSettled(): Promise<void> {
+    while (this.checkpointWrite !== undefined) await this.checkpointWrite;
+    this.throwCheckpointFailure();
   }
 
   /** Trims, syncs and closes every segment, then writes the clean-shutdown marker. */
@@ -845,9 +906,11 @@ export class SegmentedLog {
     this.releaseRetiredSegments();
     for (const segment of this.segments.all()) segment.close();
     this.fileSystem.syncDirectory(this.directory);
-    if (this.recoveryTarget === undefined && this.checkpointedRecoveryPoint !== this.logEndOffsetValue)
-      this.recoveryPointFile.write(this.logEndOffsetValue);
-    this.recoveryPointFile.close();
+    if (this.recoveryTarget === undefined) this.writeRecoveryPointNow(this.logEndOffsetValue);
+    // A background write still syncing keeps the handle until it settles.
+    const file = this.recoveryPointFile;
+    if (this.checkpointWrite === undefined) file.close();
+    else void this.checkpointWrite.finally(() => file.close());
     const marker = JSON.stringify({ version: 0, logEndOffset: this.logEndOffsetValue });
     writeFileAtomically(
       this.fileSystem,
