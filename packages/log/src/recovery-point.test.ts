@@ -86,6 +86,26 @@ function segmentBytes(fileSystem: MemoryFileSystem): Map<string, Buffer> {
   return new Map([...files].filter(([path]) => path.endsWith('.log')));
 }
 
+/** Offsets 0-59 appended and flushed, then a power loss: the recovery point says 60. */
+async function flushedThenCrashed(): Promise<{ fileSystem: MemoryFileSystem; segments: number[] }> {
+  const fileSystem = newFileSystem();
+  const log = open(fileSystem);
+  appendThirty(log);
+  await log.flush();
+  await log.recoveryPointSettled();
+  const segments = log.segmentBaseOffsets();
+  fileSystem.crash();
+  return { fileSystem, segments };
+}
+
+/** Overwrites the start of the recovery-point checkpoint durably with bytes no parser accepts. */
+function garbleRecoveryPoint(fileSystem: MemoryFileSystem): void {
+  const handle = fileSystem.open(RECOVERY_POINT, {});
+  handle.write(Buffer.from('garbage'), 0);
+  handle.sync();
+  handle.close();
+}
+
 describe('the recovery point tells lost flushed data from a torn tail', () => {
   it('issue 12 item 2: a byte flipped mid-segment after a clean stop is refused on every start, never cut', () => {
     const fileSystem = newFileSystem();
@@ -161,11 +181,7 @@ describe('the recovery point tells lost flushed data from a torn tail', () => {
   });
 
   it('refuses damage below the recovery point after an unclean stop and changes no batch', async () => {
-    const fileSystem = newFileSystem();
-    const log = open(fileSystem);
-    appendThirty(log);
-    await log.flush();
-    fileSystem.crash();
+    const { fileSystem } = await flushedThenCrashed();
     flipByte(fileSystem);
     const before = segmentBytes(fileSystem);
     expect(() => open(fileSystem)).toThrow(FlushedDataLossError);
@@ -173,44 +189,26 @@ describe('the recovery point tells lost flushed data from a torn tail', () => {
   });
 
   it('refuses a log that simply ends before its recovery point (a lost tail segment)', async () => {
-    const fileSystem = newFileSystem();
-    const log = open(fileSystem);
-    appendThirty(log);
-    await log.flush();
-    const last = log.segmentBaseOffsets().at(-1) as number;
-    fileSystem.crash();
+    const { fileSystem, segments } = await flushedThenCrashed();
+    const last = segments.at(-1) as number;
     fileSystem.unlink(`${PARTITION}/${String(last).padStart(20, '0')}.log`);
     fileSystem.syncDirectory(PARTITION);
     expect(() => open(fileSystem)).toThrow(/the log ends before its recovery point/);
   });
 
   it('treats damage as lost when the checkpoint is unreadable, but opens an undamaged log and repairs it', async () => {
-    const fileSystem = newFileSystem();
-    const log = open(fileSystem);
-    appendThirty(log);
-    await log.flush();
-    fileSystem.crash();
-    const handle = fileSystem.open(RECOVERY_POINT, {});
-    handle.write(Buffer.from('garbage'), 0);
-    handle.sync();
-    handle.close();
+    const { fileSystem } = await flushedThenCrashed();
+    garbleRecoveryPoint(fileSystem);
     expect(open(fileSystem).endOffset()).toBe(60);
     expect(recoveryPointOnDisk(fileSystem)).toBe('0\n1\n__cluster_metadata 0 60\n');
     fileSystem.crash();
-    const again = fileSystem.open(RECOVERY_POINT, {});
-    again.write(Buffer.from('garbage'), 0);
-    again.sync();
-    again.close();
+    garbleRecoveryPoint(fileSystem);
     flipByte(fileSystem);
     expect(() => open(fileSystem, 'recover-from-quorum')).toThrow(/recovery-point checkpoint is unreadable/);
   });
 
   it('with accept-loss cuts below the recovery point, logs an ERROR and forgets the old recovery point', async () => {
-    const fileSystem = newFileSystem();
-    const log = open(fileSystem);
-    appendThirty(log);
-    await log.flush();
-    fileSystem.crash();
+    const { fileSystem } = await flushedThenCrashed();
     flipByte(fileSystem);
     const lines: LogLine[] = [];
     const reopened = open(fileSystem, 'accept-loss', recordingLogger(lines));
@@ -225,11 +223,7 @@ describe('the recovery point tells lost flushed data from a torn tail', () => {
 describe('recovering lost flushed data from the quorum', () => {
   /** A log flushed to 60, then a byte flipped below it and reopened with recover-from-quorum. */
   async function damaged(): Promise<{ fileSystem: MemoryFileSystem; log: RaftLog }> {
-    const fileSystem = newFileSystem();
-    const log = open(fileSystem);
-    appendThirty(log);
-    await log.flush();
-    fileSystem.crash();
+    const { fileSystem } = await flushedThenCrashed();
     flipByte(fileSystem);
     return { fileSystem, log: open(fileSystem, 'recover-from-quorum') };
   }
@@ -368,10 +362,12 @@ describe('the recovery-point checkpoint under crashes', () => {
  * The MemoryFileSystem with the recovery-point checkpoint's asynchronous syncs held until
  * `release()`: shows what a power loss finds while the background checkpoint write is in flight.
  */
-class HeldCheckpointSyncs implements FileSystem {
+class HeldCheckpointSyncs extends FailingFileSystem {
   private readonly held: Array<() => void> = [];
 
-  constructor(private readonly inner: MemoryFileSystem) {}
+  constructor(inner: MemoryFileSystem) {
+    super(inner, Number.POSITIVE_INFINITY);
+  }
 
   waiting(): number {
     return this.held.length;
@@ -381,48 +377,13 @@ class HeldCheckpointSyncs implements FileSystem {
     for (const resume of this.held.splice(0)) resume();
   }
 
-  open(path: string, options?: OpenOptions): FileHandle {
-    const handle = this.inner.open(path, options);
+  override open(path: string, options?: OpenOptions): FileHandle {
+    const handle = super.open(path, options);
     if (!path.endsWith('recovery-point-offset-checkpoint')) return handle;
     const held = this.held;
-    return {
-      path: handle.path,
-      read: (target, targetOffset, length, position) => handle.read(target, targetOffset, length, position),
-      write: (source, position) => handle.write(source, position),
-      size: () => handle.size(),
-      truncate: (size) => handle.truncate(size),
-      sync: () => handle.sync(),
-      syncAsync: () => new Promise<void>((resolve) => held.push(resolve)).then(() => handle.syncAsync()),
-      close: () => handle.close(),
-    };
-  }
-
-  exists(path: string): boolean {
-    return this.inner.exists(path);
-  }
-
-  list(directory: string): string[] {
-    return this.inner.list(directory);
-  }
-
-  mkdir(directory: string): void {
-    this.inner.mkdir(directory);
-  }
-
-  rename(from: string, to: string): void {
-    this.inner.rename(from, to);
-  }
-
-  unlink(path: string): void {
-    this.inner.unlink(path);
-  }
-
-  removeDirectory(directory: string): void {
-    this.inner.removeDirectory(directory);
-  }
-
-  syncDirectory(directory: string): void {
-    this.inner.syncDirectory(directory);
+    const syncAsync = (): Promise<void> =>
+      new Promise<void>((resolve) => held.push(resolve)).then(() => handle.syncAsync());
+    return Object.assign(Object.create(handle) as FileHandle, { syncAsync });
   }
 }
 
