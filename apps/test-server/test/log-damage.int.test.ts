@@ -104,23 +104,29 @@ describe('a byte flipped below the recovery point', () => {
     SCENARIO_TIMEOUT_MS,
   );
 
-  it(
-    'in a 3-node quorum the damaged node re-fetches the lost range as a non-voting observer; the committed logs end identical',
-    async () => {
+  it.each(['a follower', 'the leader'] as const)(
+    'in a 3-node quorum %s killed and damaged re-fetches the lost range as a non-voting observer; the committed logs end identical',
+    async (which) => {
       cluster = await TestCluster.create(3);
       const testCluster = cluster;
       const nodes = new Map(
         [1, 2, 3].map((nodeId) => [nodeId, testCluster.start(nodeId, [...WORKLOAD_ARGS])]),
       );
       const { node: leader, stats } = await waitForCommittingLeader([...nodes.values()], 6000);
-      const damagedId = [1, 2, 3].find((nodeId) => nodeId !== leader.nodeId) as number;
+      const damagedId =
+        which === 'the leader'
+          ? (leader.nodeId as number)
+          : ([1, 2, 3].find((nodeId) => nodeId !== leader.nodeId) as number);
       const damaged = nodes.get(damagedId) as TestNode;
       await damaged.waitForStats(
-        (line) => line.role === 'Follower' && (line.highWatermark ?? 0) > 6000,
+        (line) => (line.highWatermark ?? 0) > 6000,
         STARTUP_TIMEOUT_MS,
-        'a follower past offset 6000',
+        'past offset 6000',
       );
       await damaged.killHard();
+      // The other two (a majority) go on, electing a new leader if the damaged node led.
+      const others = [...nodes.entries()].filter(([nodeId]) => nodeId !== damagedId).map(([, node]) => node);
+      await waitForCommittingLeader(others, (stats.highWatermark ?? 0) + 2000);
       const segment = firstSegmentPath(testCluster, damagedId);
       // Early in the log: flushed long ago, far below the recovery point.
       flipByte(segment, 4096);
