@@ -28,7 +28,6 @@ import type { ServerConfig, VoterEndpoint } from './config/server-config.js';
 import { CommitStats } from './stats/commit-stats.js';
 import { StatsReporter } from './stats/stats-reporter.js';
 import { ensureLogDirectoryFormatted } from './storage/meta-properties.js';
-import { wallClockMs } from './workload/performance-record.js';
 import { RaftWorkloadGenerator } from './workload/raft-workload-generator.js';
 import { WorkloadListener } from './workload/workload-listener.js';
 import { timerScheduler } from './workload/workload-scheduler.js';
@@ -169,19 +168,26 @@ function attachWorkload(options: ServerOptions, client: KafkaRaftClient, driver:
     recordSizeBytes: commandLine.recordSizeBytes,
     maxOutstandingBytes: Math.max(MAX_OUTSTANDING_WORKLOAD_BYTES, commandLine.recordSizeBytes),
     scheduler: timerScheduler,
-    wallClockMs,
     // RaftDriver.scheduleAppend wakes the driver itself.
     onAppended: () => {},
     logger: workloadLogger,
   });
-  client.register(new WorkloadListener({ generator, stats, wallClockMs, logger: workloadLogger }));
+  client.register(
+    new WorkloadListener({ generator, stats, nowMs: timerScheduler.nowMs, logger: workloadLogger }),
+  );
   // 10 ms resolution: the sampling timer costs nothing at that rate, and P6's bar is 20 ms.
   const eventLoopDelay = monitorEventLoopDelay({ resolution: 10 });
   const reporter = new StatsReporter({
     stats,
     status: () => {
       const state = driver.state();
-      return { role: state.raft?.role ?? state.role, epoch: state.epoch, highWatermark: state.highWatermark };
+      return {
+        role: state.raft?.role ?? state.role,
+        epoch: state.epoch,
+        leaderId: state.leaderId,
+        highWatermark: state.highWatermark,
+        logEndOffset: state.logEndOffset,
+      };
     },
     writeLine: options.writeStatsLine,
     nowMs: () => performance.now(),
