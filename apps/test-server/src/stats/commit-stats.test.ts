@@ -97,6 +97,15 @@ describe('formatStatsLine', () => {
     expect(groups?.['p75Ms']).toBeUndefined();
   });
 
+  it("a leader shows Kafka's latency part even in an interval it committed nothing", () => {
+    for (const role of ['Leader', 'leader']) {
+      const line = formatStatsLine(new CommitStats().snapshotAndReset(5000), nodeStatus({ role }));
+      expect(line).toMatch(
+        /^Throughput \(bytes\/second\): 0\.00, Latency \(ms\): 0\.0 p75 0\.0 p99 0\.0 p999, /,
+      );
+    }
+  });
+
   it('a node that measured latency before it stopped leading still shows it', () => {
     const line = formatStatsLine(
       leaderSnapshot,

@@ -24,7 +24,8 @@ export interface NodeStatus {
 export function formatStatsLine(snapshot: CommitStatsSnapshot, status: NodeStatus): string {
   const throughput = `Throughput (bytes/second): ${snapshot.bytesPerSecond.toFixed(2)}`;
   const recordsPerSecond = `Records/second: ${snapshot.recordsPerSecond.toFixed(2)}`;
-  const measured = snapshot.latencyRecords > 0 || status.role === 'Leader';
+  // The core names its states `Leader`, ...; the driver's fallback names them `leader`, ...
+  const measured = snapshot.latencyRecords > 0 || status.role.toLowerCase() === 'leader';
   const head = measured
     ? `${throughput}, Latency (ms): ${snapshot.p75Ms.toFixed(1)} p75 ${snapshot.p99Ms.toFixed(1)} p99 ` +
       `${snapshot.p999Ms.toFixed(1)} p999, ${recordsPerSecond}, Max latency (ms): ${snapshot.maxLatencyMs.toFixed(1)}`
