@@ -12,10 +12,17 @@ import { RaftClientTestContext } from '../testing/raft-client-test-context.js';
 
 const VERSIONS = [0, 1, 2];
 
-function encodedAnswer(context: RaftClientTestContext, apiVersion: number): Buffer {
+/** Delivers a DescribeQuorum at `apiVersion` and returns the one answer, encoded, as hex. */
+async function answerHex(
+  context: RaftClientTestContext,
+  request: unknown,
+  apiVersion: number,
+): Promise<string> {
+  context.deliverRequest(RaftApiKey.DESCRIBE_QUORUM, request, -1, apiVersion);
+  await context.poll();
   const [sent, ...rest] = context.sentResponses(RaftApiKey.DESCRIBE_QUORUM);
   expect(rest).toEqual([]);
-  return ApiKeys.DESCRIBE_QUORUM.response.write(sent!.data as never, apiVersion);
+  return ApiKeys.DESCRIBE_QUORUM.response.write(sent!.data as never, apiVersion).toString('hex');
 }
 
 /** One partition answer carrying only an error, as Kafka's error builders leave it. */
@@ -30,6 +37,20 @@ function errorForCode(code: number): string {
   return code === Errors.NOT_LEADER_OR_FOLLOWER.code
     ? 'For requests intended only for the leader, this error indicates that the broker is not the current leader. For requests intended for any replica, this error indicates that the broker is not a replica of the topic partition.'
     : 'This server does not host this topic-partition.';
+}
+
+/** Kafka's partition-level error answer: one topic, an error entry per partition asked about. */
+function kafkaErrorAnswerHex(
+  version: number,
+  topicName: string,
+  indexes: number[],
+  errorCode: number,
+): string {
+  return kafkaResponse(version, (bytes) => {
+    bytes.compactArrayLength(1).compactString(topicName).compactArrayLength(indexes.length);
+    for (const index of indexes) errorPartition(bytes, index, errorCode, version);
+    bytes.noTaggedFields();
+  }).toString('hex');
 }
 
 /** The response around `topics`: top-level error NONE with message "", then the v2 nodes (none by default). */
@@ -50,14 +71,9 @@ describe('DescribeQuorum answers byte for byte as Kafka', () => {
     'a non-leader answers NOT_LEADER_OR_FOLLOWER with zeros and Kafka text (v%i)',
     async (version) => {
       const context = await RaftClientTestContext.builder(0, [0, 1, 2]).withElectedLeader(2, 1).build();
-      context.deliverRequest(RaftApiKey.DESCRIBE_QUORUM, context.describeQuorumRequest(), -1, version);
-      await context.poll();
-      const expected = kafkaResponse(version, (bytes) => {
-        bytes.compactArrayLength(1).compactString(METADATA_TOPIC_NAME).compactArrayLength(1);
-        errorPartition(bytes, 0, Errors.NOT_LEADER_OR_FOLLOWER.code, version);
-        bytes.noTaggedFields();
-      });
-      expect(encodedAnswer(context, version).toString('hex')).toBe(expected.toString('hex'));
+      expect(await answerHex(context, context.describeQuorumRequest(), version)).toBe(
+        kafkaErrorAnswerHex(version, METADATA_TOPIC_NAME, [0], Errors.NOT_LEADER_OR_FOLLOWER.code),
+      );
     },
   );
 
@@ -68,15 +84,9 @@ describe('DescribeQuorum answers byte for byte as Kafka', () => {
       const request = {
         topics: [{ topicName: 'other', partitions: [{ partitionIndex: 0 }, { partitionIndex: 3 }] }],
       };
-      context.deliverRequest(RaftApiKey.DESCRIBE_QUORUM, request, -1, version);
-      await context.poll();
-      const expected = kafkaResponse(version, (bytes) => {
-        bytes.compactArrayLength(1).compactString('other').compactArrayLength(2);
-        errorPartition(bytes, 0, Errors.UNKNOWN_TOPIC_OR_PARTITION.code, version);
-        errorPartition(bytes, 3, Errors.UNKNOWN_TOPIC_OR_PARTITION.code, version);
-        bytes.noTaggedFields();
-      });
-      expect(encodedAnswer(context, version).toString('hex')).toBe(expected.toString('hex'));
+      expect(await answerHex(context, request, version)).toBe(
+        kafkaErrorAnswerHex(version, 'other', [0, 3], Errors.UNKNOWN_TOPIC_OR_PARTITION.code),
+      );
     },
   );
 
@@ -87,8 +97,7 @@ describe('DescribeQuorum answers byte for byte as Kafka', () => {
       await context.pollUntil(() => context.client.highWatermark() !== undefined);
       context.sleep(25);
       const nowMs = context.time.milliseconds();
-      context.deliverRequest(RaftApiKey.DESCRIBE_QUORUM, context.describeQuorumRequest(), -1, version);
-      await context.poll();
+      const answer = await answerHex(context, context.describeQuorumRequest(), version);
       const { epoch } = context.client.leaderAndEpoch();
       const endOffset = context.log.endOffset();
       const writeTopics = (bytes: KafkaWireBytes) => {
@@ -108,7 +117,7 @@ describe('DescribeQuorum answers byte for byte as Kafka', () => {
       const writeNodes = (bytes: KafkaWireBytes) =>
         bytes.compactArrayLength(1).int32(0).compactArrayLength(0).noTaggedFields();
       const expected = kafkaResponse(version, writeTopics, writeNodes);
-      expect(encodedAnswer(context, version).toString('hex')).toBe(expected.toString('hex'));
+      expect(answer).toBe(expected.toString('hex'));
     },
   );
 });
