@@ -33,7 +33,7 @@ export {
   type LogOffsetPosition,
   type RecordsDestination,
 } from './file-records.js';
-export type { FileHandle, FileSystem, OpenOptions } from './fs/file-system.js';
+export type { FileHandle, FileLock, FileSystem, OpenOptions } from './fs/file-system.js';
 export {
   type CrashMode,
   type CrashOptions,

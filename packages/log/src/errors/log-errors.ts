@@ -44,3 +44,19 @@ export class InvalidConfigurationError extends KRaftError {
     super('INVALID_CONFIG', message);
   }
 }
+
+/**
+ * Another holder has the lock of a log directory: another process, or another log opened on the
+ * same directory in this process. Kafka refuses to start with the same words.
+ */
+export class LogDirectoryLockedError extends KRaftError {
+  readonly directory: string;
+
+  constructor(directory: string, lockFileName: string) {
+    super(
+      'LOG_DIRECTORY_LOCKED',
+      `Failed to acquire lock on file ${lockFileName} in ${directory}. A Kafka instance in another process or thread is using this directory.`,
+    );
+    this.directory = directory;
+  }
+}
