@@ -20,6 +20,7 @@ import {
   LogStartOffsetCheckpointFile,
 } from './files/log-start-offset-checkpoint-file.js';
 import { PARTITION_METADATA_FILE, PartitionMetadataFile } from './files/partition-metadata-file.js';
+import { checkRaftLogOpenOptions } from './raft-log-open-options.js';
 import {
   compareOffsetAndEpoch,
   formatOffsetAndEpoch,
@@ -107,6 +108,7 @@ export class RaftLog {
    * hands in its lock): a directory another process uses is refused before anything is read.
    */
   static open(options: RaftLogOpenOptions): RaftLog {
+    checkRaftLogOpenOptions(options);
     const fileSystem = options.fileSystem ?? new NodeFileSystem();
     if (options.lock !== undefined) {
       requireHeldLockFor(options.lock, options.dir);

@@ -38,12 +38,8 @@ export class InconsistentLogStateError extends KRaftError {
   }
 }
 
-/** A configuration value outside its allowed range, or a malformed metadata file. */
-export class InvalidConfigurationError extends KRaftError {
-  constructor(message: string) {
-    super('INVALID_CONFIG', message);
-  }
-}
+/** A configuration value outside its allowed range, or a malformed metadata file: one class for all packages. */
+export { InvalidConfigurationError } from '@kraft/protocol';
 
 /**
  * Another holder has the lock of a log directory: another process, or another log opened on the

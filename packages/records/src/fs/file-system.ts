@@ -57,3 +57,16 @@ export interface FileHandle {
   syncAsync(): Promise<void>;
   close(): void;
 }
+
+/** Every method of `FileSystem`: what an options check asks of a file system a caller passes in. */
+export const FILE_SYSTEM_METHODS = [
+  'open',
+  'exists',
+  'list',
+  'mkdir',
+  'rename',
+  'unlink',
+  'removeDirectory',
+  'syncDirectory',
+  'tryLockFile',
+] as const satisfies readonly (keyof FileSystem)[];
