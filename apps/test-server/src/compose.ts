@@ -1,12 +1,12 @@
 /**
  * The composition root: the only place real implementations are wired together (CONVENTIONS
- * C2). config → storage format check → RaftLog on NodeFileSystem → FileQuorumStateStore →
- * TcpNetworkChannel (listener + outbound client) → KafkaRaftClient → RaftDriver → workload and
- * listener → stats. DescribeQuorum is answered by the raft client besides Kafka's test-server APIs.
+ * C2). config → log-dir lock → storage format check → RaftLog on NodeFileSystem →
+ * FileQuorumStateStore → TcpNetworkChannel (listener + outbound client) → KafkaRaftClient →
+ * RaftDriver → workload and listener → stats. DescribeQuorum is answered by the raft client besides Kafka's test-server APIs.
  */
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { LogConfig } from '@kraft/log';
+import { LogConfig, LogDirectoryLock } from '@kraft/log';
 import { Uuid } from '@kraft/protocol';
 import {
   createSystemRandom,
@@ -66,11 +66,37 @@ export interface RunningServer {
   shutdown(timeoutMs: number): Promise<void>;
 }
 
-/** Formats or checks the log directory, opens the log and wires the node; the node runs on return. */
+/**
+ * Locks the log directory first (a second server on it stops here, before anything is read),
+ * then starts the node on it; the lock is released when the server shuts down or fails to start.
+ */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  const { config, commandLine, logger } = options;
-  requireStaticVoters(config);
+  requireStaticVoters(options.config);
   const fileSystem = new NodeFileSystem();
+  const lock = LogDirectoryLock.acquire(fileSystem, options.config.metadataLogDir);
+  try {
+    const server = await startLockedServer(options, fileSystem, lock);
+    const shutdown = async (timeoutMs: number): Promise<void> => {
+      try {
+        await server.shutdown(timeoutMs);
+      } finally {
+        lock.release();
+      }
+    };
+    return { ...server, shutdown };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+/** Formats or checks the log directory, opens the log and wires the node; the node runs on return. */
+async function startLockedServer(
+  options: ServerOptions,
+  fileSystem: NodeFileSystem,
+  lock: LogDirectoryLock,
+): Promise<RunningServer> {
+  const { config, commandLine, logger } = options;
   const { formatted } = ensureLogDirectoryFormatted(fileSystem, config.metadataLogDir, {
     clusterId: TEST_SERVER_CLUSTER_ID,
     nodeId: config.nodeId,
@@ -80,7 +106,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     { directory: config.metadataLogDir, formatted },
     formatted ? 'formatted log directory' : 'log directory checked',
   );
-  const log = openLog(config, fileSystem, logger);
+  const log = openLog(config, fileSystem, lock, logger);
   const time = new SystemTime();
   const { random, seed } = createSystemRandom();
   const channel = createChannel(config, logger, time, random);
@@ -208,11 +234,17 @@ function requireStaticVoters(config: ServerConfig): void {
   }
 }
 
-function openLog(config: ServerConfig, fileSystem: NodeFileSystem, logger: Logger): RaftLog {
+function openLog(
+  config: ServerConfig,
+  fileSystem: NodeFileSystem,
+  lock: LogDirectoryLock,
+  logger: Logger,
+): RaftLog {
   const settings = config.metadataLog;
   return openKafkaRaftLog({
     dir: config.metadataLogDir,
     fileSystem,
+    lock,
     logger,
     topicPartition: PERFORMANCE_TEST_TOPIC_PARTITION,
     topicId: PERFORMANCE_TEST_TOPIC_ID,

@@ -40,13 +40,13 @@
  */
 import { apiKeyFor, Errors, invariant, type Logger, silentLogger, Uuid } from '@kraft/protocol';
 import { MemoryRecords, type Records } from '@kraft/records';
+import { checkKafkaRaftClientOptions } from './check-kafka-raft-client-options.js';
 import { LeaderWritePath } from './client/leader-write-path.js';
 import { ListenerDispatch } from './client/listener-dispatch.js';
 import type { OutstandingRequest, RaftClientContext } from './client/raft-client-context.js';
 import { StatePoller } from './client/state-poller.js';
 import { StateTransitions } from './client/state-transitions.js';
 import { Endpoints } from './endpoints.js';
-import { InvalidConfigurationError } from './errors/invalid-configuration-error.js';
 import { InvalidSnapshotError } from './errors/invalid-snapshot-error.js';
 import { NotLeaderError } from './errors/not-leader-error.js';
 import { RaftLogStateError } from './errors/raft-log-state-error.js';
@@ -126,6 +126,7 @@ export class KafkaRaftClient implements RaftClient {
   private initialized = false;
 
   constructor(options: KafkaRaftClientOptions) {
+    checkKafkaRaftClientOptions(options);
     this.options = options;
     this.config = resolveQuorumConfig(options.config);
     this.log = options.log;
@@ -138,9 +139,6 @@ export class KafkaRaftClient implements RaftClient {
     const nodeId = options.nodeId;
     this.localEndpoints =
       options.localEndpoints ?? (nodeId === undefined ? Endpoints.EMPTY : options.voters.listeners(nodeId));
-    if (nodeId !== undefined && (!Number.isSafeInteger(nodeId) || nodeId < 0)) {
-      throw new InvalidConfigurationError(`node id must be a non-negative integer, got ${nodeId}`);
-    }
     const kraftVersion = options.kraftVersion ?? 0;
     this.kraftVersion = kraftVersion;
     this.quorum = new QuorumState({
