@@ -104,6 +104,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     async shutdown(timeoutMs) {
       reporter.stop();
       generator.stop();
+      channel.beginShutdown();
       try {
         await driver.shutdown(timeoutMs);
       } finally {
