@@ -1,8 +1,9 @@
 /**
  * The composition root: the only place real implementations are wired together (CONVENTIONS
  * C2). config → TcpNetworkChannel (listener bound first, + outbound client) → storage format
- * check → RaftLog on NodeFileSystem → FileQuorumStateStore → KafkaRaftClient → RaftDriver → workload and
- * listener → stats. DescribeQuorum is answered by the raft client besides Kafka's test-server APIs.
+ * check → RaftLog on NodeFileSystem → FileQuorumStateStore → KafkaRaftClient → RaftDriver →
+ * workload and listener → stats. DescribeQuorum is answered by the raft client besides Kafka's
+ * test-server APIs.
  */
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
