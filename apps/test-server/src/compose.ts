@@ -1,8 +1,9 @@
 /**
  * The composition root: the only place real implementations are wired together (CONVENTIONS
- * C2). config → log-dir lock → storage format check → RaftLog on NodeFileSystem →
- * FileQuorumStateStore → TcpNetworkChannel (listener + outbound client) → KafkaRaftClient →
- * RaftDriver → workload and listener → stats. DescribeQuorum is answered by the raft client besides Kafka's test-server APIs.
+ * C2). config → log-dir lock → TcpNetworkChannel (listener bound first, + outbound client) →
+ * storage format check → RaftLog on NodeFileSystem → FileQuorumStateStore → KafkaRaftClient →
+ * RaftDriver → workload and listener → stats. DescribeQuorum is answered by the raft client
+ * besides Kafka's test-server APIs.
  */
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -90,37 +91,30 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
 }
 
-/** Formats or checks the log directory, opens the log and wires the node; the node runs on return. */
+/**
+ * Binds the listener, then formats or checks the log directory, opens the log and wires the
+ * node; the node runs on return.
+ */
 async function startLockedServer(
   options: ServerOptions,
   fileSystem: NodeFileSystem,
   lock: LogDirectoryLock,
 ): Promise<RunningServer> {
   const { config, commandLine, logger } = options;
-  const { formatted } = ensureLogDirectoryFormatted(fileSystem, config.metadataLogDir, {
-    clusterId: TEST_SERVER_CLUSTER_ID,
-    nodeId: config.nodeId,
-    directoryId: commandLine.replicaDirectoryId,
-  });
-  logger.info(
-    { directory: config.metadataLogDir, formatted },
-    formatted ? 'formatted log directory' : 'log directory checked',
-  );
-  const log = openLog(config, fileSystem, lock, logger);
   const time = new SystemTime();
   const { random, seed } = createSystemRandom();
   const channel = createChannel(config, logger, time, random);
-  let port: number;
+  // The port first: a node refused for a port in use leaves a fresh log dir as it found it (no
+  // meta.properties, no segment), so the operator fixes the port and starts again unchanged.
+  const port = await startListening(channel, config);
+  logger.info({ listener: config.controllerListener.name, port, seed }, 'listening');
+  let log: RaftLog;
   try {
-    const bound = await channel.start();
-    port = bound[0]?.port ?? config.controllerListener.port;
+    log = openFormattedLog(config, commandLine, fileSystem, lock, logger);
   } catch (error) {
-    // Nothing was appended: close the log cleanly so the next start need not recover it.
-    log.close();
     await channel.close();
     throw error;
   }
-  logger.info({ listener: config.controllerListener.name, port, seed }, 'listening');
   const client = createClient({ config, commandLine, logger, log, channel, random, fileSystem });
   const driver = new RaftDriver({ client, log, time, logger, maxQueuedMessages: MAX_QUEUED_DRIVER_MESSAGES });
   const { generator, reporter } = attachWorkload(options, client, driver);
@@ -136,6 +130,7 @@ async function startLockedServer(
     async shutdown(timeoutMs) {
       reporter.stop();
       generator.stop();
+      channel.beginShutdown();
       try {
         await driver.shutdown(timeoutMs);
       } finally {
@@ -221,6 +216,47 @@ function attachWorkload(options: ServerOptions, client: KafkaRaftClient, driver:
     ...(options.statsIntervalMs === undefined ? {} : { intervalMs: options.statsIntervalMs }),
   });
   return { generator, reporter };
+}
+
+/** Errors of `listen()` that the operator fixes in `listeners` (or by stopping what holds the port). */
+const LISTEN_CONFIG_ERROR_CODES: ReadonlySet<string> = new Set(['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL']);
+
+/** Binds the controller listener; on failure nothing is left listening. */
+async function startListening(channel: TcpNetworkChannel, config: ServerConfig): Promise<number> {
+  const listener = config.controllerListener;
+  try {
+    const bound = await channel.start();
+    return bound[0]?.port ?? listener.port;
+  } catch (error) {
+    await channel.close();
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    if (code === undefined || !LISTEN_CONFIG_ERROR_CODES.has(code)) throw error;
+    const host = listener.host.includes(':') ? `[${listener.host}]` : listener.host;
+    throw new ConfigError(
+      'listeners',
+      `${listener.name}://${host}:${listener.port}`,
+      `cannot listen on it (${code}: ${(error as Error).message})`,
+    );
+  }
+}
+
+function openFormattedLog(
+  config: ServerConfig,
+  commandLine: CommandLineOptions,
+  fileSystem: NodeFileSystem,
+  lock: LogDirectoryLock,
+  logger: Logger,
+): RaftLog {
+  const { formatted } = ensureLogDirectoryFormatted(fileSystem, config.metadataLogDir, {
+    clusterId: TEST_SERVER_CLUSTER_ID,
+    nodeId: config.nodeId,
+    directoryId: commandLine.replicaDirectoryId,
+  });
+  logger.info(
+    { directory: config.metadataLogDir, formatted },
+    formatted ? 'formatted log directory' : 'log directory checked',
+  );
+  return openLog(config, fileSystem, lock, logger);
 }
 
 /** Checked before anything touches the disk, so a refused config leaves no trace. */
