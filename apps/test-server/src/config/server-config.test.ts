@@ -1,3 +1,4 @@
+import { InvalidConfigurationError } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './config-error.js';
 import { parseProperties } from './load-server-config.js';
@@ -207,4 +208,13 @@ describe('suggestKnownKey', () => {
       expect(suggestKnownKey(unknownKey)).toBeUndefined();
     },
   );
+});
+
+describe('ConfigError.isConfigError', () => {
+  it('does not take a package option error (same code, no key) for a server property error', () => {
+    expect(
+      ConfigError.isConfigError(new InvalidConfigurationError('RaftLog.open: dir must be a string')),
+    ).toBe(false);
+    expect(ConfigError.isConfigError(new ConfigError('node.id', 'x', 'an integer'))).toBe(true);
+  });
 });
