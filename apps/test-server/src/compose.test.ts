@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Uuid } from '@kraft/protocol';
@@ -15,7 +16,52 @@ afterEach(() => {
   directory = undefined;
 });
 
+const commandLine = {
+  configPath: 'unused',
+  replicaDirectoryId: Uuid.fromString('b8tRS7h4TJ2Vt43Dp85v2A'),
+  throughputRecordsPerSecond: 1,
+  recordSizeBytes: 8,
+};
+
+async function listenOnFreePort(): Promise<Server> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
+
 describe('startServer', () => {
+  it('refuses a port already in use before the log dir is formatted', async () => {
+    directory = mkdtempSync(join(tmpdir(), 'kraft-compose-'));
+    const logDirectory = join(directory, 'logs');
+    const occupier = await listenOnFreePort();
+    try {
+      const { port } = occupier.address() as { port: number };
+      const { config } = parseServerConfig(
+        parseProperties(
+          `node.id=1\nlisteners=PLAINTEXT://127.0.0.1:${port}\ncontroller.listener.names=PLAINTEXT\n` +
+            `controller.quorum.voters=1@127.0.0.1:${port}\nlog.dirs=${logDirectory}\n`,
+        ),
+      );
+      const attempt = startServer({
+        config,
+        commandLine,
+        logger: pino({ level: 'silent' }),
+        writeStatsLine: () => {},
+      });
+      await expect(attempt).rejects.toSatisfy(
+        (error) =>
+          ConfigError.isConfigError(error) &&
+          error.key === 'listeners' &&
+          error.message.includes(`PLAINTEXT://127.0.0.1:${port}`) &&
+          error.message.includes('EADDRINUSE'),
+      );
+      expect(existsSync(join(logDirectory, 'meta.properties'))).toBe(false);
+      expect(existsSync(logDirectory) ? readdirSync(logDirectory) : []).toEqual([]);
+    } finally {
+      await new Promise((resolve) => occupier.close(resolve));
+    }
+  });
+
   it('refuses a dynamic quorum (bootstrap servers only) before touching the log dir', async () => {
     directory = mkdtempSync(join(tmpdir(), 'kraft-compose-'));
     const logDirectory = join(directory, 'logs');

@@ -1,12 +1,13 @@
 /**
  * The composition root: the only place real implementations are wired together (CONVENTIONS
- * C2). config → storage format check → RaftLog on NodeFileSystem → FileQuorumStateStore →
- * TcpNetworkChannel (listener + outbound client) → KafkaRaftClient → RaftDriver → workload and
- * listener → stats. DescribeQuorum is answered by the raft client besides Kafka's test-server APIs.
+ * C2). config → log-dir lock → TcpNetworkChannel (listener bound first, + outbound client) →
+ * storage format check → RaftLog on NodeFileSystem → FileQuorumStateStore → KafkaRaftClient →
+ * RaftDriver → workload and listener → stats. DescribeQuorum is answered by the raft client
+ * besides Kafka's test-server APIs.
  */
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { FlushedDataLossError, LogConfig, type LostFlushedDataPolicy } from '@kraft/log';
+import { FlushedDataLossError, LogConfig, LogDirectoryLock, type LostFlushedDataPolicy } from '@kraft/log';
 import { Uuid } from '@kraft/protocol';
 import {
   createSystemRandom,
@@ -28,7 +29,6 @@ import type { ServerConfig, VoterEndpoint } from './config/server-config.js';
 import { CommitStats } from './stats/commit-stats.js';
 import { StatsReporter } from './stats/stats-reporter.js';
 import { ensureLogDirectoryFormatted } from './storage/meta-properties.js';
-import { wallClockMs } from './workload/performance-record.js';
 import { RaftWorkloadGenerator } from './workload/raft-workload-generator.js';
 import { WorkloadListener } from './workload/workload-listener.js';
 import { timerScheduler } from './workload/workload-scheduler.js';
@@ -67,35 +67,54 @@ export interface RunningServer {
   shutdown(timeoutMs: number): Promise<void>;
 }
 
-/** Formats or checks the log directory, opens the log and wires the node; the node runs on return. */
+/**
+ * Locks the log directory first (a second server on it stops here, before anything is read),
+ * then starts the node on it; the lock is released when the server shuts down or fails to start.
+ */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  const { config, commandLine, logger } = options;
-  requireStaticVoters(config);
+  requireStaticVoters(options.config);
   const fileSystem = new NodeFileSystem();
-  const { formatted } = ensureLogDirectoryFormatted(fileSystem, config.metadataLogDir, {
-    clusterId: TEST_SERVER_CLUSTER_ID,
-    nodeId: config.nodeId,
-    directoryId: commandLine.replicaDirectoryId,
-  });
-  logger.info(
-    { directory: config.metadataLogDir, formatted },
-    formatted ? 'formatted log directory' : 'log directory checked',
-  );
-  const log = openLog(config, fileSystem, logger);
+  const lock = LogDirectoryLock.acquire(fileSystem, options.config.metadataLogDir);
+  try {
+    const server = await startLockedServer(options, fileSystem, lock);
+    const shutdown = async (timeoutMs: number): Promise<void> => {
+      try {
+        await server.shutdown(timeoutMs);
+      } finally {
+        lock.release();
+      }
+    };
+    return { ...server, shutdown };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+/**
+ * Binds the listener, then formats or checks the log directory, opens the log and wires the
+ * node; the node runs on return.
+ */
+async function startLockedServer(
+  options: ServerOptions,
+  fileSystem: NodeFileSystem,
+  lock: LogDirectoryLock,
+): Promise<RunningServer> {
+  const { config, commandLine, logger } = options;
   const time = new SystemTime();
   const { random, seed } = createSystemRandom();
   const channel = createChannel(config, logger, time, random);
-  let port: number;
+  // The port first: a node refused for a port in use leaves a fresh log dir as it found it (no
+  // meta.properties, no segment), so the operator fixes the port and starts again unchanged.
+  const port = await startListening(channel, config);
+  logger.info({ listener: config.controllerListener.name, port, seed }, 'listening');
+  let log: RaftLog;
   try {
-    const bound = await channel.start();
-    port = bound[0]?.port ?? config.controllerListener.port;
+    log = openFormattedLog(config, commandLine, fileSystem, lock, logger);
   } catch (error) {
-    // Nothing was appended: close the log cleanly so the next start need not recover it.
-    log.close();
     await channel.close();
     throw error;
   }
-  logger.info({ listener: config.controllerListener.name, port, seed }, 'listening');
   const client = createClient({ config, commandLine, logger, log, channel, random, fileSystem });
   const driver = new RaftDriver({ client, log, time, logger, maxQueuedMessages: MAX_QUEUED_DRIVER_MESSAGES });
   const { generator, reporter } = attachWorkload(options, client, driver);
@@ -111,6 +130,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     async shutdown(timeoutMs) {
       reporter.stop();
       generator.stop();
+      channel.beginShutdown();
       try {
         await driver.shutdown(timeoutMs);
       } finally {
@@ -169,19 +189,26 @@ function attachWorkload(options: ServerOptions, client: KafkaRaftClient, driver:
     recordSizeBytes: commandLine.recordSizeBytes,
     maxOutstandingBytes: Math.max(MAX_OUTSTANDING_WORKLOAD_BYTES, commandLine.recordSizeBytes),
     scheduler: timerScheduler,
-    wallClockMs,
     // RaftDriver.scheduleAppend wakes the driver itself.
     onAppended: () => {},
     logger: workloadLogger,
   });
-  client.register(new WorkloadListener({ generator, stats, wallClockMs, logger: workloadLogger }));
+  client.register(
+    new WorkloadListener({ generator, stats, nowMs: timerScheduler.nowMs, logger: workloadLogger }),
+  );
   // 10 ms resolution: the sampling timer costs nothing at that rate, and P6's bar is 20 ms.
   const eventLoopDelay = monitorEventLoopDelay({ resolution: 10 });
   const reporter = new StatsReporter({
     stats,
     status: () => {
       const state = driver.state();
-      return { role: state.raft?.role ?? state.role, epoch: state.epoch, highWatermark: state.highWatermark };
+      return {
+        role: state.raft?.role ?? state.role,
+        epoch: state.epoch,
+        leaderId: state.leaderId,
+        highWatermark: state.highWatermark,
+        logEndOffset: state.logEndOffset,
+      };
     },
     writeLine: options.writeStatsLine,
     nowMs: () => performance.now(),
@@ -189,6 +216,47 @@ function attachWorkload(options: ServerOptions, client: KafkaRaftClient, driver:
     ...(options.statsIntervalMs === undefined ? {} : { intervalMs: options.statsIntervalMs }),
   });
   return { generator, reporter };
+}
+
+/** Errors of `listen()` that the operator fixes in `listeners` (or by stopping what holds the port). */
+const LISTEN_CONFIG_ERROR_CODES: ReadonlySet<string> = new Set(['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL']);
+
+/** Binds the controller listener; on failure nothing is left listening. */
+async function startListening(channel: TcpNetworkChannel, config: ServerConfig): Promise<number> {
+  const listener = config.controllerListener;
+  try {
+    const bound = await channel.start();
+    return bound[0]?.port ?? listener.port;
+  } catch (error) {
+    await channel.close();
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    if (code === undefined || !LISTEN_CONFIG_ERROR_CODES.has(code)) throw error;
+    const host = listener.host.includes(':') ? `[${listener.host}]` : listener.host;
+    throw new ConfigError(
+      'listeners',
+      `${listener.name}://${host}:${listener.port}`,
+      `cannot listen on it (${code}: ${(error as Error).message})`,
+    );
+  }
+}
+
+function openFormattedLog(
+  config: ServerConfig,
+  commandLine: CommandLineOptions,
+  fileSystem: NodeFileSystem,
+  lock: LogDirectoryLock,
+  logger: Logger,
+): RaftLog {
+  const { formatted } = ensureLogDirectoryFormatted(fileSystem, config.metadataLogDir, {
+    clusterId: TEST_SERVER_CLUSTER_ID,
+    nodeId: config.nodeId,
+    directoryId: commandLine.replicaDirectoryId,
+  });
+  logger.info(
+    { directory: config.metadataLogDir, formatted },
+    formatted ? 'formatted log directory' : 'log directory checked',
+  );
+  return openLog(config, fileSystem, lock, logger);
 }
 
 /** Checked before anything touches the disk, so a refused config leaves no trace. */
@@ -213,9 +281,14 @@ function lostFlushedDataPolicy(config: ServerConfig): LostFlushedDataPolicy {
   return others.length > 0 ? 'recover-from-quorum' : 'refuse';
 }
 
-function openLog(config: ServerConfig, fileSystem: NodeFileSystem, logger: Logger): RaftLog {
+function openLog(
+  config: ServerConfig,
+  fileSystem: NodeFileSystem,
+  lock: LogDirectoryLock,
+  logger: Logger,
+): RaftLog {
   try {
-    return openLogWithPolicy(config, fileSystem, logger);
+    return openLogWithPolicy(config, fileSystem, lock, logger);
   } catch (error) {
     if (error instanceof FlushedDataLossError) {
       // The log's message names its own option; the operator of this server sets a config key.
@@ -228,11 +301,17 @@ function openLog(config: ServerConfig, fileSystem: NodeFileSystem, logger: Logge
   }
 }
 
-function openLogWithPolicy(config: ServerConfig, fileSystem: NodeFileSystem, logger: Logger): RaftLog {
+function openLogWithPolicy(
+  config: ServerConfig,
+  fileSystem: NodeFileSystem,
+  lock: LogDirectoryLock,
+  logger: Logger,
+): RaftLog {
   const settings = config.metadataLog;
   return openKafkaRaftLog({
     dir: config.metadataLogDir,
     fileSystem,
+    lock,
     logger,
     lostFlushedData: lostFlushedDataPolicy(config),
     topicPartition: PERFORMANCE_TEST_TOPIC_PARTITION,

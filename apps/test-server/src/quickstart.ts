@@ -1,21 +1,27 @@
 /**
  * `pnpm start`: the single-node quorum of `config/kraft.properties` with a fresh temporary log
  * dir and a random directory id, for a first look. Extra arguments (`--throughput 20000`) are
- * passed on to the server.
+ * passed on to the server. Ctrl-C stops it cleanly, exits 0 and removes the temporary dir; after
+ * a fatal error the dir is kept (its path is printed) for a look at what the node left.
+ *
+ * The `start` scripts `exec` their command: pnpm runs a script through `sh -c`, and a shell
+ * waiting for node dies of the terminal's SIGINT (which reaches the whole process group) while
+ * node stops cleanly, so pnpm would report a failed script for a clean stop.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Uuid } from '@kraft/protocol';
 import { processBindings } from './process-bindings.js';
-import { runTestServer } from './run-test-server.js';
+import { FATAL_EXIT_CODE, runTestServer } from './run-test-server.js';
 
 const defaultConfigPath = join(import.meta.dirname, '..', 'config', 'kraft.properties');
 const workDirectory = mkdtempSync(join(tmpdir(), 'kraft-quickstart-'));
 const configPath = join(workDirectory, 'kraft.properties');
+const logDirectory = join(workDirectory, 'kraft-logs');
 const configText = readFileSync(defaultConfigPath, 'utf8').replace(/^log\.dirs=.*$/m, '');
-writeFileSync(configPath, `${configText.trimEnd()}\nlog.dirs=${join(workDirectory, 'kraft-logs')}\n`);
-process.stderr.write(`quickstart: config ${configPath}, log dir ${join(workDirectory, 'kraft-logs')}\n`);
+writeFileSync(configPath, `${configText.trimEnd()}\nlog.dirs=${logDirectory}\n`);
+process.stderr.write(`quickstart: config ${configPath}, log dir ${logDirectory}\n`);
 
 const args = [
   '--config',
@@ -24,4 +30,10 @@ const args = [
   Uuid.randomUuid().toString(),
   ...process.argv.slice(2),
 ];
-process.exit(await runTestServer(args, processBindings()));
+const exitCode = await runTestServer(args, processBindings());
+if (exitCode === FATAL_EXIT_CODE) {
+  process.stderr.write(`quickstart: kept ${workDirectory} for inspection\n`);
+} else {
+  rmSync(workDirectory, { recursive: true, force: true });
+}
+process.exit(exitCode);

@@ -4,6 +4,7 @@ import { parseCommandLine, USAGE_EXIT_CODE } from './cli/command-line.js';
 import { type RunningServer, startServer } from './compose.js';
 import { ConfigError } from './config/config-error.js';
 import { loadServerConfig } from './config/load-server-config.js';
+import { suggestKnownKey } from './config/server-config.js';
 import { createRootLogger } from './logging/create-root-logger.js';
 
 /** What the process gives the server: its streams, environment and signals. */
@@ -62,7 +63,7 @@ async function runUntilStopped(
 ): Promise<number> {
   const { config, unknownKeys } = loadServerConfig(options.configPath);
   const logger = rootLogger.child({ nodeId: config.nodeId });
-  for (const key of unknownKeys) logger.warn({ key }, 'unknown configuration key, ignored');
+  for (const key of unknownKeys) warnUnknownKey(logger, key);
   logger.info(
     {
       config: options.configPath,
@@ -126,6 +127,14 @@ function waitForStop(server: RunningServer, bindings: ProcessBindings, logger: L
       },
     );
   });
+}
+
+/** Kafka's "supplied but not used" warning, with the known key the operator probably meant. */
+function warnUnknownKey(logger: Logger, key: string): void {
+  const didYouMean = suggestKnownKey(key);
+  const unused = `The configuration '${key}' was supplied but is not used`;
+  if (didYouMean === undefined) logger.warn({ key }, unused);
+  else logger.warn({ key, didYouMean }, `${unused}; did you mean '${didYouMean}'?`);
 }
 
 /**

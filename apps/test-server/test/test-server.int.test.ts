@@ -77,17 +77,24 @@ describe('test-kraft-server (real processes on 127.0.0.1)', () => {
     );
     const { node: leader, stats } = await waitForCommittingLeader([...nodes.values()], 1000);
     for (const follower of [...nodes.values()].filter((node) => node !== leader)) {
-      await follower.waitForStats(
+      const followerLine = await follower.waitForStats(
         (line) => line.role === 'Follower' && line.epoch === stats.epoch && (line.highWatermark ?? 0) > 1000,
         STARTUP_TIMEOUT_MS,
         'a follower of the same epoch',
       );
+      // Only the leader measures commit latency; a follower names whom it follows.
+      expect([followerLine.leaderId, followerLine.p99Ms, followerLine.maxLatencyMs]).toEqual([
+        leader.nodeId,
+        undefined,
+        undefined,
+      ]);
     }
     // Five consecutive 1 s intervals in steady state, as the leader measured them.
     const start = leader.stats.length;
     await leader.waitForStats(() => leader.stats.length >= start + 5, 20_000, 'five more stats lines');
     const steady = leader.stats.slice(start, start + 5);
     expect(steady.every(isLeader)).toBe(true);
+    expect(steady.every((line) => line.leaderId === leader.nodeId && line.p99Ms !== undefined)).toBe(true);
     const averageRate = steady.reduce((sum, line) => sum + line.recordsPerSecond, 0) / steady.length;
     expect(averageRate).toBeGreaterThan(throughput * 0.8);
 

@@ -21,9 +21,11 @@ export {
   InvalidLogOperationError,
   InvalidRecordError,
   LogCorruptionError,
+  LogDirectoryLockedError,
   OffsetOutOfRangeError,
 } from './errors/log-errors.js';
 export { readSmallFile, writeFileAtomically } from './files/atomic-file.js';
+export { LOCK_FILE, LogDirectoryLock } from './files/log-directory-lock.js';
 export {
   LOG_START_OFFSET_CHECKPOINT_FILE,
   LogStartOffsetCheckpointFile,

@@ -16,7 +16,8 @@ export interface OffsetAndEpoch {
  * fetched and flushed back past the old recovery point (the replica must not vote meanwhile);
  * `accept-loss` cuts there and forgets the loss (an operator's explicit override).
  */
-export type LostFlushedDataPolicy = 'refuse' | 'recover-from-quorum' | 'accept-loss';
+export const LOST_FLUSHED_DATA_POLICIES = ['refuse', 'recover-from-quorum', 'accept-loss'] as const;
+export type LostFlushedDataPolicy = (typeof LOST_FLUSHED_DATA_POLICIES)[number];
 
 export interface LogAppendInfo {
   readonly firstOffset: number;

@@ -8,8 +8,13 @@ import {
   RecordsIterator,
 } from '@kraft/records';
 import { LogConfig } from './config/log-config.js';
-import { InconsistentLogStateError, InvalidLogOperationError } from './errors/log-errors.js';
+import {
+  InconsistentLogStateError,
+  InvalidConfigurationError,
+  InvalidLogOperationError,
+} from './errors/log-errors.js';
 import { joinPath } from './files/atomic-file.js';
+import { LogDirectoryLock } from './files/log-directory-lock.js';
 import {
   LOG_START_OFFSET_CHECKPOINT_FILE,
   LogStartOffsetCheckpointFile,
@@ -19,6 +24,7 @@ import {
   RECOVERY_POINT_OFFSET_CHECKPOINT_FILE,
   RecoveryPointCheckpointFile,
 } from './files/recovery-point-checkpoint-file.js';
+import { checkRaftLogOpenOptions } from './raft-log-open-options.js';
 import {
   compareOffsetAndEpoch,
   formatOffsetAndEpoch,
@@ -60,6 +66,12 @@ export interface RaftLogOpenOptions {
   /** Milliseconds clock for segment rolls; read once per append, never elsewhere. */
   readonly time?: () => number;
   /**
+   * The caller's lock on `dir`, when it took it earlier (the test server locks its directory
+   * before reading anything). It stays the caller's: the log does not release it. Without it,
+   * `open` locks `<dir>/.lock` itself and `close` releases it.
+   */
+  readonly lock?: LogDirectoryLock;
+  /**
    * Damage below the recovery point (lost flushed data): `refuse` (default) throws
    * `FlushedDataLossError`; see `LostFlushedDataPolicy` for the others.
    */
@@ -94,16 +106,38 @@ export class RaftLog {
     private readonly logger: Logger,
     private readonly logStartCheckpoint: LogStartOffsetCheckpointFile,
     private readonly topicPartition: string,
+    /** The directory lock `open` took itself (undefined when the caller handed one in). */
+    private readonly ownedLock: LogDirectoryLock | undefined,
   ) {}
 
   /**
    * Opens (creating if needed) `<dir>/<topicPartition>`: recovers the segments, deletes partial and
    * deleted snapshot files and snapshots below the log start, refuses a log start above 0 with no
    * snapshot covering it (KAFKA-14240), then truncates fully if the latest snapshot is ahead of the
-   * log (a follower that crashed after fetching a snapshot).
+   * log (a follower that crashed after fetching a snapshot). Locks `dir` first (unless the caller
+   * hands in its lock): a directory another process uses is refused before anything is read.
    */
   static open(options: RaftLogOpenOptions): RaftLog {
+    checkRaftLogOpenOptions(options);
     const fileSystem = options.fileSystem ?? new NodeFileSystem();
+    if (options.lock !== undefined) {
+      requireHeldLockFor(options.lock, options.dir);
+      return RaftLog.openLocked(options, fileSystem, undefined);
+    }
+    const ownedLock = LogDirectoryLock.acquire(fileSystem, options.dir);
+    try {
+      return RaftLog.openLocked(options, fileSystem, ownedLock);
+    } catch (error) {
+      ownedLock.release();
+      throw error;
+    }
+  }
+
+  private static openLocked(
+    options: RaftLogOpenOptions,
+    fileSystem: FileSystem,
+    ownedLock: LogDirectoryLock | undefined,
+  ): RaftLog {
     const topicPartition = options.topicPartition ?? METADATA_TOPIC_PARTITION;
     const directory = joinPath(options.dir, topicPartition);
     const logger = (options.logger ?? silentLogger).child({ component: 'raft-log', topicPartition });
@@ -139,6 +173,7 @@ export class RaftLog {
       logger,
       logStartCheckpoint,
       topicPartition,
+      ownedLock,
     );
     raftLog.recoverSnapshots();
     // Every check passed: only now may the next start take this directory for an unclean one.
@@ -508,11 +543,18 @@ export class RaftLog {
     return this.log.config;
   }
 
-  /** Flushes synchronously and writes the clean-shutdown marker; closes open snapshot readers. */
+  /**
+   * Flushes synchronously and writes the clean-shutdown marker; closes open snapshot readers;
+   * releases the directory lock `open` took, even when closing fails.
+   */
   close(): void {
-    for (const entry of this.snapshots) entry.reader?.close();
-    for (const reader of this.retiredReaders) reader.close();
-    this.log.close();
+    try {
+      for (const entry of this.snapshots) entry.reader?.close();
+      for (const reader of this.retiredReaders) reader.close();
+      this.log.close();
+    } finally {
+      this.ownedLock?.release();
+    }
   }
 
   private findSnapshot(snapshotId: OffsetAndEpoch): SnapshotEntry | undefined {
@@ -542,6 +584,14 @@ export class RaftLog {
 
 /** Kafka's alias for the same class. */
 export { RaftLog as KafkaRaftLog };
+
+/** A lock handed to `open` must be held, and held for the directory being opened. */
+function requireHeldLockFor(lock: LogDirectoryLock, dir: string): void {
+  if (!lock.isFor(dir)) {
+    throw new InvalidConfigurationError(`RaftLog.open: lock is for ${lock.directory}, not for dir ${dir}`);
+  }
+  if (!lock.isHeld()) throw new InvalidConfigurationError(`RaftLog.open: lock on ${dir} was released`);
+}
 
 /** Reads `partition.metadata`, writing it first when absent; a different topic id is refused. */
 function ensurePartitionMetadata(

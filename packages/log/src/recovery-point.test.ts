@@ -40,6 +40,7 @@ function recordingLogger(lines: LogLine[], bound: Record<string, unknown> = {}):
     warn: at('warn'),
     error: at('error'),
     fatal: at('fatal'),
+    isLevelEnabled: () => true,
     child: (fields: Record<string, unknown>) => recordingLogger(lines, { ...bound, ...fields }),
   } as unknown as Logger;
 }

@@ -1,5 +1,6 @@
 export { ApiKey, ApiKeys, allApiKeys, apiKeyFor } from './api-keys.js';
 export { IllegalStateError, invariant } from './errors/illegal-state-error.js';
+export { InvalidConfigurationError } from './errors/invalid-configuration-error.js';
 export { KRaftError } from './errors/kraft-error.js';
 export { ProtocolError } from './errors/protocol-error.js';
 export { UnsupportedVersionError } from './errors/unsupported-version-error.js';
@@ -108,6 +109,19 @@ export { PartitionRecord, type PartitionRecordData } from './metadata/partition-
 export { RegisterBrokerRecord, type RegisterBrokerRecordData } from './metadata/register-broker-record.js';
 export { RemoveTopicRecord, type RemoveTopicRecordData } from './metadata/remove-topic-record.js';
 export { TopicRecord, type TopicRecordData } from './metadata/topic-record.js';
+export {
+  checkBoolean,
+  checkFunction,
+  checkInstance,
+  checkInteger,
+  checkKnownKeys,
+  checkMethods,
+  checkNonEmptyString,
+  checkOptionsObject,
+  describeValue,
+  type IntegerBounds,
+  LOGGER_METHODS,
+} from './options/option-checks.js';
 export { ByteReader } from './primitives/byte-reader.js';
 export { ByteWriter, sizeOfUnsignedVarint, sizeOfVarint } from './primitives/byte-writer.js';
 export { toSafeNumber } from './primitives/to-safe-number.js';

@@ -1,4 +1,4 @@
-import { Errors } from '@kraft/protocol';
+import { Errors, type Logger, silentLogger } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
 import { RaftApiKey } from './kafka-raft-client.js';
 import { RaftClientTestContext } from './testing/raft-client-test-context.js';
@@ -112,6 +112,29 @@ describe('client transitions not covered elsewhere', () => {
     context.deliverResponse(request!, context.voteResponse({ granted: true, epoch: 3 }));
     await context.poll();
     expect(context.client.quorumState().isResigned()).toBe(true);
+  });
+
+  it('a leader resigning to shut down drops its unappended records without a warning', async () => {
+    const levels: string[] = [];
+    const record = (level: string) => (_fields: object, message?: string) => {
+      if (message === 'dropped unappended records on losing leadership') levels.push(level);
+    };
+    const logger: Logger = {
+      ...silentLogger,
+      info: record('info'),
+      warn: record('warn'),
+      child: () => logger,
+    };
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2])
+      .withConfig({ appendLingerMs: 60_000 })
+      .withLogger(logger)
+      .build();
+    const epoch = await context.becomeLeader();
+    context.client.scheduleAppend(epoch, [Buffer.from('never appended')]);
+    context.client.shutdown(10_000, context.time.milliseconds());
+    await context.poll();
+    expect(context.client.quorumState().isResigned()).toBe(true);
+    expect(levels).toEqual(['info']);
   });
 
   it('shutdown completes at its deadline even without a new leader', async () => {

@@ -38,15 +38,15 @@
  * inbound messages; `client/` holds state polling, transitions, the leader write path and the
  * listeners, `handlers/` one module per RPC. They share state only through `RaftClientContext`.
  */
-import { Errors, invariant, type Logger, silentLogger, Uuid } from '@kraft/protocol';
+import { apiKeyFor, Errors, invariant, type Logger, silentLogger, Uuid } from '@kraft/protocol';
 import { MemoryRecords, type Records } from '@kraft/records';
+import { checkKafkaRaftClientOptions } from './check-kafka-raft-client-options.js';
 import { LeaderWritePath } from './client/leader-write-path.js';
 import { ListenerDispatch } from './client/listener-dispatch.js';
 import type { OutstandingRequest, RaftClientContext } from './client/raft-client-context.js';
 import { StatePoller } from './client/state-poller.js';
 import { StateTransitions } from './client/state-transitions.js';
 import { Endpoints } from './endpoints.js';
-import { InvalidConfigurationError } from './errors/invalid-configuration-error.js';
 import { InvalidSnapshotError } from './errors/invalid-snapshot-error.js';
 import { NotLeaderError } from './errors/not-leader-error.js';
 import { RaftLogStateError } from './errors/raft-log-state-error.js';
@@ -56,6 +56,7 @@ import { FetchSnapshotHandler } from './handlers/fetch-snapshot-handler.js';
 import { FollowerFetch } from './handlers/follower-fetch.js';
 import { QuorumEpochHandler } from './handlers/quorum-epoch-handler.js';
 import { VoteHandler } from './handlers/vote-handler.js';
+import { VoterChangeHandler } from './handlers/voter-change-handler.js';
 import { RecordsSnapshotWriter } from './internals/records-snapshot-writer.js';
 import type { KafkaRaftClientOptions } from './kafka-raft-client-options.js';
 import type { InboundRequest, InboundResponse, NetworkChannel } from './ports/network-channel.js';
@@ -113,6 +114,7 @@ export class KafkaRaftClient implements RaftClient {
   private readonly followerFetch: FollowerFetch;
   private readonly fetchSnapshotHandler: FetchSnapshotHandler;
   private readonly describeQuorumHandler: DescribeQuorumHandler;
+  private readonly voterChangeHandler: VoterChangeHandler;
   private readonly statePoller: StatePoller;
   private readonly listenerDispatch: ListenerDispatch;
   private inbound: InboundMessage[] = [];
@@ -126,6 +128,7 @@ export class KafkaRaftClient implements RaftClient {
   private wasRecoveringLostData = false;
 
   constructor(options: KafkaRaftClientOptions) {
+    checkKafkaRaftClientOptions(options);
     this.options = options;
     this.config = resolveQuorumConfig(options.config);
     this.log = options.log;
@@ -138,9 +141,6 @@ export class KafkaRaftClient implements RaftClient {
     const nodeId = options.nodeId;
     this.localEndpoints =
       options.localEndpoints ?? (nodeId === undefined ? Endpoints.EMPTY : options.voters.listeners(nodeId));
-    if (nodeId !== undefined && (!Number.isSafeInteger(nodeId) || nodeId < 0)) {
-      throw new InvalidConfigurationError(`node id must be a non-negative integer, got ${nodeId}`);
-    }
     const kraftVersion = options.kraftVersion ?? 0;
     this.kraftVersion = kraftVersion;
     this.quorum = new QuorumState({
@@ -196,6 +196,7 @@ export class KafkaRaftClient implements RaftClient {
     this.followerFetch = new FollowerFetch(this.context, this.transitions);
     this.fetchSnapshotHandler = new FetchSnapshotHandler(this.context);
     this.describeQuorumHandler = new DescribeQuorumHandler(this.context);
+    this.voterChangeHandler = new VoterChangeHandler(this.context);
     this.statePoller = new StatePoller(
       this.context,
       this.transitions,
@@ -480,9 +481,33 @@ export class KafkaRaftClient implements RaftClient {
           this.describeQuorumHandler.handleDescribeQuorumRequest(request, nowMs),
         );
         return;
+      case RaftApiKey.ADD_RAFT_VOTER:
+        this.network.sendResponse(request, this.voterChangeHandler.handleAddVoterRequest(request));
+        return;
+      case RaftApiKey.REMOVE_RAFT_VOTER:
+        this.network.sendResponse(request, this.voterChangeHandler.handleRemoveVoterRequest(request));
+        return;
+      case RaftApiKey.UPDATE_RAFT_VOTER:
+        this.network.sendResponse(request, this.voterChangeHandler.handleUpdateVoterRequest(request));
+        return;
       default:
-        this.logger.warn({ apiKey: request.apiKey }, 'ignoring a request the raft core does not handle');
+        this.answerUnhandledRequest(request);
     }
+  }
+
+  /**
+   * A request for an API the core has no handler for. Unanswered, it would hold the sender's one
+   * in-flight request until its timeout, so it gets UNKNOWN_SERVER_ERROR when the protocol knows
+   * its response shape (Kafka's `RaftUtil.errorResponse`), and is dropped only otherwise.
+   */
+  private answerUnhandledRequest(request: InboundRequest): void {
+    const api = apiKeyFor(request.apiKey);
+    this.logger.warn({ apiKey: request.apiKey }, 'a request the raft core does not handle');
+    if (api === undefined) return;
+    this.network.sendResponse(
+      request,
+      api.response.defaults({ errorCode: Errors.UNKNOWN_SERVER_ERROR.code }),
+    );
   }
 
   private clusterId(): string | null {

@@ -1,3 +1,4 @@
+import { checkInteger, checkKnownKeys, checkOptionsObject } from '@kraft/protocol';
 import { InvalidConfigurationError } from './errors/invalid-configuration-error.js';
 
 /** `controller.quorum.*` settings (Kafka's `QuorumConfig`), with Kafka's defaults. */
@@ -39,12 +40,11 @@ export const DEFAULT_QUORUM_CONFIG: QuorumConfig = Object.freeze({
 
 /** Fills defaults and rejects values Kafka's ConfigDef would reject. */
 export function resolveQuorumConfig(overrides: Partial<QuorumConfig> = {}): QuorumConfig {
+  checkOptionsObject('quorum config', overrides);
+  // A misspelt key (electionTimeoutMS) would otherwise leave its default in force unnoticed.
+  checkKnownKeys('quorum config', overrides, Object.keys(DEFAULT_QUORUM_CONFIG));
   const config: QuorumConfig = { ...DEFAULT_QUORUM_CONFIG, ...overrides };
-  for (const [name, value] of Object.entries(config)) {
-    if (!Number.isSafeInteger(value) || value < 0) {
-      throw new InvalidConfigurationError(`${name} must be a non-negative integer, got ${String(value)}`);
-    }
-  }
+  for (const [name, value] of Object.entries(config)) checkInteger(name, value, { minimum: 0 });
   if (config.fetchMaxBytes < 1 || config.fetchSnapshotMaxBytes < 1) {
     throw new InvalidConfigurationError('fetchMaxBytes and fetchSnapshotMaxBytes must be at least 1');
   }

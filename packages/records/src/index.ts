@@ -33,7 +33,13 @@ export {
   type LogOffsetPosition,
   type RecordsDestination,
 } from './file-records.js';
-export type { FileHandle, FileSystem, OpenOptions } from './fs/file-system.js';
+export {
+  FILE_SYSTEM_METHODS,
+  type FileHandle,
+  type FileLock,
+  type FileSystem,
+  type OpenOptions,
+} from './fs/file-system.js';
 export {
   type CrashMode,
   type CrashOptions,

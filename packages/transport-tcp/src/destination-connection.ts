@@ -14,6 +14,7 @@ import {
 import { type ApiRegistry, type ApiVersionRange, isInRange } from './api-registry.js';
 import { ReconnectBackoff } from './backoff.js';
 import { CoalescingWriter } from './coalescing-writer.js';
+import { failureFields } from './failure-fields.js';
 import { FrameDecoder } from './frame-codec.js';
 import type { HostAndPort } from './listener-config.js';
 import type { TlsContext } from './tls-context.js';
@@ -48,9 +49,17 @@ export interface DestinationConnectionOptions {
   readonly clientSoftwareVersion: string;
   /** Set when the destination's listener speaks SSL: connections are TLS, verified by this context. */
   readonly tls?: TlsContext | undefined;
+  /** True once this node is stopping: a connection lost then is expected, so not a warning. */
+  readonly isShuttingDown?: () => boolean;
 }
 
 type State = 'disconnected' | 'connecting' | 'negotiating' | 'ready' | 'closed';
+
+/**
+ * What the log last said about the destination. Only a change is worth a line at info or warn: a
+ * dead peer is retried every backoff interval, and each failed retry is a debug line.
+ */
+type Reachability = 'unknown' | 'reachable' | 'unreachable';
 
 /**
  * Largest response frame read: the int32 size prefix's limit, as Kafka's controller client reads
@@ -87,6 +96,10 @@ export class DestinationConnection {
   private negotiationDeadlineMs = Number.POSITIVE_INFINITY;
   /** The TCP connection is up but the TLS handshake has not finished: a failure now is the handshake's. */
   private handshaking = false;
+  private reachability: Reachability = 'unknown';
+  /** Connection attempts that failed since the destination was last reachable. */
+  private failedAttempts = 0;
+  private unreachableSinceMs = 0;
 
   constructor(options: DestinationConnectionOptions) {
     this.options = options;
@@ -274,8 +287,7 @@ export class DestinationConnection {
         if (this.socket === undefined) return;
       }
     } catch (err) {
-      this.options.logger.warn({ remoteNodeId: this.destinationId, err }, 'invalid response, disconnecting');
-      this.disconnect('invalid response', Errors.BROKER_NOT_AVAILABLE.code);
+      this.onConnectionFailure('invalid response', err);
     }
   }
 
@@ -327,17 +339,66 @@ export class DestinationConnection {
     );
     this.state = 'ready';
     this.backoff.reset();
-    this.options.logger.debug({ remoteNodeId: this.destinationId }, 'connection ready');
+    this.onReachable();
     this.sendPending();
   }
 
   /** Callers pass only failures of the current socket: `disconnect` fails what is in flight and destroys it. */
   private onConnectionFailure(reason: string, err: unknown): void {
     const wasReady = this.state === 'ready';
-    this.options.logger.warn({ remoteNodeId: this.destinationId, reason, err }, 'disconnected');
+    this.onUnreachable(wasReady, reason, err);
     this.disconnect(reason, Errors.BROKER_NOT_AVAILABLE.code);
     // A connection that never became ready backs off and fails what waited for it.
     if (!wasReady) this.failPending(Errors.BROKER_NOT_AVAILABLE.code);
+  }
+
+  /** A connection became ready: logged when it is news (the first, or the first after failures). */
+  private onReachable(): void {
+    const { logger } = this.options;
+    const fields = { remoteNodeId: this.destinationId, endpoint: this.endpointText() };
+    if (this.reachability === 'unreachable') {
+      const unreachableMs = Math.round(this.options.clock() - this.unreachableSinceMs);
+      logger.info({ ...fields, failedAttempts: this.failedAttempts, unreachableMs }, 'connection restored');
+    } else if (this.reachability === 'unknown') {
+      logger.info(fields, 'connected');
+    } else {
+      logger.debug(fields, 'connection ready');
+    }
+    this.reachability = 'reachable';
+    this.failedAttempts = 0;
+  }
+
+  /**
+   * A connection failed: one warning when the destination stops being reachable (a ready
+   * connection lost, or the first attempt failing), with the cause on one line (info while this
+   * node stops); the retries that fail after it are debug lines.
+   */
+  private onUnreachable(wasReady: boolean, reason: string, err: unknown): void {
+    const { logger } = this.options;
+    this.failedAttempts += 1;
+    const news = this.reachability !== 'unreachable';
+    const level = !news ? 'debug' : this.options.isShuttingDown?.() === true ? 'info' : 'warn';
+    if (news) {
+      this.reachability = 'unreachable';
+      this.unreachableSinceMs = this.options.clock();
+    }
+    if (!logger.isLevelEnabled(level)) return;
+    const fields = {
+      remoteNodeId: this.destinationId,
+      endpoint: this.endpointText(),
+      reason,
+      ...failureFields(err),
+    };
+    if (!news) logger.debug({ ...fields, failedAttempts: this.failedAttempts }, 'reconnect failed');
+    else logger[level](fields, wasReady ? 'connection lost' : 'cannot connect');
+  }
+
+  private endpointText(): string {
+    const endpoint = this.endpoint;
+    if (endpoint === undefined) return 'unknown';
+    return endpoint.host.includes(':')
+      ? `[${endpoint.host}]:${endpoint.port}`
+      : `${endpoint.host}:${endpoint.port}`;
   }
 
   /** Drops the socket; in-flight requests complete with `errorCode`; pending ones stay for the next connection. */

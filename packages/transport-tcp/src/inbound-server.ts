@@ -7,6 +7,7 @@ import {
   type DecodedRequest,
   type DecodedRequestHeader,
   Errors,
+  KRaftError,
   type Logger,
   ProtocolError,
   type RequestHeaderData,
@@ -16,6 +17,7 @@ import {
 import { type ApiRegistry, isInRange, type ServedApi } from './api-registry.js';
 import { apiVersionsResponseData, hasValidClientSoftware } from './api-versions.js';
 import { InvalidListenerConfigError } from './errors/invalid-listener-config-error.js';
+import { failureFields } from './failure-fields.js';
 import { InboundCall } from './inbound-call.js';
 import type { ListenerSpec } from './listener-config.js';
 import { LogSampler } from './log-sampler.js';
@@ -172,7 +174,7 @@ export class InboundServer {
       : -1;
     if (suppressedCloseLogs >= 0) {
       this.logger.warn(
-        { listenerName, remoteAddress: socket.remoteAddress, err, suppressedCloseLogs },
+        { listenerName, remoteAddress: socket.remoteAddress, ...failureFields(err), suppressedCloseLogs },
         'TLS handshake failed, closing connection',
       );
     }
@@ -190,7 +192,7 @@ export class InboundServer {
       this.onHandshakeFailure(
         listenerName,
         socket,
-        new Error(`client certificate refused: ${String(reason)}`),
+        new KRaftError('CLIENT_CERTIFICATE_REFUSED', `client certificate refused: ${String(reason)}`),
       );
       return;
     }

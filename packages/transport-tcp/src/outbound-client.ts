@@ -38,6 +38,7 @@ export class OutboundClient {
   private readonly destinations = new Map<number, DestinationConnection>();
   private readonly sweepTimer: NodeJS.Timeout;
   private closed = false;
+  private shuttingDown = false;
 
   constructor(options: OutboundClientOptions) {
     this.options = options;
@@ -72,6 +73,11 @@ export class OutboundClient {
     return this.config.requestTimeoutMs;
   }
 
+  /** From now on a lost connection is expected: logged at info, not warn. */
+  beginShutdown(): void {
+    this.shuttingDown = true;
+  }
+
   /** Closes every connection; waiting requests complete with BROKER_NOT_AVAILABLE. */
   close(): void {
     if (this.closed) return;
@@ -94,6 +100,7 @@ export class OutboundClient {
         clientSoftwareName: this.options.clientSoftwareName ?? 'kraft-ts',
         clientSoftwareVersion: this.options.clientSoftwareVersion ?? '0.0.0',
         tls: this.options.tls,
+        isShuttingDown: () => this.shuttingDown,
       });
       this.destinations.set(nodeId, destination);
     }

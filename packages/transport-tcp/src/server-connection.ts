@@ -1,7 +1,8 @@
 import type { Socket } from 'node:net';
 import type { Logger } from '@kraft/protocol';
-import { invariant } from '@kraft/protocol';
+import { invariant, KRaftError } from '@kraft/protocol';
 import { CoalescingWriter } from './coalescing-writer.js';
+import { failureFields, isPeerGone } from './failure-fields.js';
 import { FrameDecoder } from './frame-codec.js';
 import type { LogSampler } from './log-sampler.js';
 import type { ChunkedRecordsSource, OutboundPayload } from './outbound-payload.js';
@@ -126,22 +127,28 @@ export class ServerConnection {
     return `${this.socket.remoteAddress ?? '?'}:${this.socket.remotePort ?? 0}`;
   }
 
+  /**
+   * A clean close, or the peer going away (reset, broken pipe), is a debug line: the peer's own
+   * connection from this node reports the outage. A close for the peer's misbehaviour (a frame
+   * above the size limit, a malformed request) is a sampled warning, its cause on one line.
+   */
   private logClose(reason: string, err: unknown): void {
     const { logger, closeLogSampler, clock } = this.options;
-    const level = err === undefined ? 'debug' : 'warn';
+    const level = err === undefined || isPeerGone(err) ? 'debug' : 'warn';
     if (!logger.isLevelEnabled(level)) return;
     const fields = {
       connectionId: this.connectionId,
       remoteAddress: this.remoteAddress(),
       listenerName: this.listenerName,
       reason,
+      ...failureFields(err),
     };
-    if (err === undefined) {
+    if (level === 'debug') {
       logger.debug(fields, 'closing connection');
       return;
     }
     const suppressedCloseLogs = closeLogSampler.admit(clock());
-    if (suppressedCloseLogs >= 0) logger.warn({ ...fields, err, suppressedCloseLogs }, 'closing connection');
+    if (suppressedCloseLogs >= 0) logger.warn({ ...fields, suppressedCloseLogs }, 'closing connection');
   }
 
   /** Closes the connection if it has been idle too long or a frame is taking too long to arrive. */
@@ -153,7 +160,10 @@ export class ServerConnection {
       !this.readingPaused &&
       nowMs - this.frameStartedMs > frameCompletionTimeoutMs
     ) {
-      this.close(`frame not completed within ${frameCompletionTimeoutMs} ms`, new Error('slow sender'));
+      this.close(
+        `frame not completed within ${frameCompletionTimeoutMs} ms`,
+        new KRaftError('SLOW_SENDER', 'slow sender'),
+      );
     } else if (this.isIdle() && nowMs - this.lastActivityMs > connectionsMaxIdleMs) {
       this.close(`idle for more than ${connectionsMaxIdleMs} ms`);
     }

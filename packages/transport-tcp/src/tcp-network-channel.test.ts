@@ -67,6 +67,32 @@ function sendVote(channel: TcpNetworkChannel, destinationId: number): number {
   return correlationId;
 }
 
+interface LogLine {
+  readonly level: string;
+  readonly message: string | undefined;
+  readonly fields: Record<string, unknown>;
+}
+
+/** A logger that records every line, with every level enabled so fields are built. */
+function recordingLogger(): { lines: LogLine[]; logger: Logger } {
+  const lines: LogLine[] = [];
+  const record =
+    (level: string) =>
+    (fields: object, message?: string): void => {
+      lines.push({ level, message, fields: fields as Record<string, unknown> });
+    };
+  const logger: Logger = {
+    ...silentLogger,
+    debug: record('debug'),
+    info: record('info'),
+    warn: record('warn'),
+    error: record('error'),
+    child: () => logger,
+    isLevelEnabled: () => true,
+  };
+  return { lines, logger };
+}
+
 /** A codec that claims a narrower version range than the real one, to stand in for an older peer. */
 describe('TcpNetworkChannel', () => {
   it('delivers a request to the peer driver and its answer back with the sender correlation id', async () => {
@@ -106,6 +132,56 @@ describe('TcpNetworkChannel', () => {
     expect((await nextResponse(a.channel)).data).toEqual({ errorCode: 8 });
     sendVote(a.channel, 2);
     expect((await nextResponse(a.channel)).data).toEqual({ errorCode: 8 });
+  });
+
+  it('logs a dead peer once, its retries at debug, then its return and its loss, each on one line', async () => {
+    const { lines, logger } = recordingLogger();
+    const a = await startChannel(1, { logger, config: { reconnectBackoffMs: 5, reconnectBackoffMaxMs: 10 } });
+    const dead = await startChannel(2);
+    await dead.channel.close();
+    a.channel.updateEndpoint(2, { host: '127.0.0.1', port: dead.port });
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      sendVote(a.channel, 2);
+      expect((await nextResponse(a.channel)).data).toEqual({ errorCode: 8 });
+      await new Promise((resolve) => setTimeout(resolve, 15));
+    }
+    const warnings = () => lines.filter((line) => line.level === 'warn' || line.level === 'error');
+    expect(warnings()).toHaveLength(1);
+    expect(warnings()[0]).toMatchObject({
+      message: 'cannot connect',
+      fields: { remoteNodeId: 2, code: 'ECONNREFUSED', cause: `connect ECONNREFUSED 127.0.0.1:${dead.port}` },
+    });
+    for (const line of lines) expect(line.fields).not.toHaveProperty('err');
+    const retries = lines.filter((line) => line.message === 'reconnect failed');
+    expect(retries.length).toBeGreaterThanOrEqual(2);
+    expect(retries.every((line) => line.level === 'debug')).toBe(true);
+
+    const revived = await startChannel(2, {
+      listeners: [{ name: 'CONTROLLER', host: '127.0.0.1', port: dead.port, securityProtocol: 'PLAINTEXT' }],
+    });
+    sendVote(a.channel, 2);
+    expect((await nextMessage(revived.channel)).kind).toBe('request');
+    const restored = lines.find((line) => line.message === 'connection restored');
+    expect(restored).toMatchObject({ level: 'info', fields: { remoteNodeId: 2 } });
+    expect(restored?.fields['failedAttempts']).toBe(retries.length + 1);
+
+    await revived.channel.close();
+    await expect.poll(() => warnings().length).toBe(2);
+    expect(warnings()[1]).toMatchObject({ message: 'connection lost', fields: { remoteNodeId: 2 } });
+  });
+
+  it('logs a peer lost while this node shuts down at info, not warn', async () => {
+    const { lines, logger } = recordingLogger();
+    const a = await startChannel(1, { logger });
+    const b = await startChannel(2);
+    a.channel.updateEndpoint(2, { host: '127.0.0.1', port: b.port });
+    sendVote(a.channel, 2);
+    await nextMessage(b.channel);
+    a.channel.beginShutdown();
+    await b.channel.close();
+    await expect.poll(() => lines.some((line) => line.message === 'connection lost')).toBe(true);
+    expect(lines.find((line) => line.message === 'connection lost')?.level).toBe('info');
+    expect(lines.filter((line) => line.level === 'warn' || line.level === 'error')).toEqual([]);
   });
 
   it('times out an unanswered request with REQUEST_TIMED_OUT', async () => {

@@ -170,6 +170,14 @@ export class TcpNetworkChannel implements NetworkChannel {
     return this.server === undefined ? [] : this.server.start();
   }
 
+  /**
+   * The node is stopping: peers leaving from now on are expected (a whole quorum stopped at once
+   * sees each other go), so connection losses are logged at info, not warn.
+   */
+  beginShutdown(): void {
+    this.client.beginShutdown();
+  }
+
   /** Cancels outbound requests (they complete with BROKER_NOT_AVAILABLE), closes the listeners and wakes the driver. */
   async close(): Promise<void> {
     if (this.closed) return;

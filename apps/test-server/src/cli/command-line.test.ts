@@ -34,7 +34,7 @@ describe('parseCommandLine', () => {
     [['--config', 'x', '--replica-directory-id', 'AAAAAAAAAAAAAAAAAAAAAA'], 'reserved directory id'],
     [[...required, '--throughput', '0'], '--throughput must be an integer in [1,'],
     [[...required, '--throughput', '12.5'], "got '12.5'"],
-    [[...required, '--record-size', '4'], '--record-size must be an integer in [8,'],
+    [[...required, '--record-size', '0'], '--record-size must be an integer in [1,'],
     [[...required, '--record-size'], 'argument missing'],
     [[...required, '--bogus'], "unknown option '--bogus'"],
     [[...required, 'extra'], 'too many arguments'],

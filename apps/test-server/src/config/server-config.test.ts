@@ -1,7 +1,8 @@
+import { InvalidConfigurationError } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './config-error.js';
 import { parseProperties } from './load-server-config.js';
-import { parseServerConfig } from './server-config.js';
+import { parseServerConfig, suggestKnownKey } from './server-config.js';
 
 const kafkaSingleNode = `
 node.id=0
@@ -137,6 +138,31 @@ controller.quorum.bootstrap.servers=localhost:9092,localhost:9093
     ['metadata.log.segment.bytes=1024', 'metadata.log.segment.bytes', 'in [8388608, 2147483647]'],
     ['socket.request.max.bytes=0', 'socket.request.max.bytes', 'in [1, 2147483647]'],
     ['process.roles=broker,zookeeper', 'process.roles', 'broker, controller'],
+    [
+      'controller.quorum.voters=1@localhost:9092,2@localhost:9093',
+      'node.id',
+      "If process.roles contains the 'controller' role, the node id 0 must be included in the set of voters controller.quorum.voters=[1, 2]",
+    ],
+    [
+      'process.roles=broker',
+      'node.id',
+      "If process.roles contains just the 'broker' role, the node id 0 must not be included in the set of voters controller.quorum.voters=[0]",
+    ],
+    [
+      'controller.quorum.voters=0@localhost:9092,1@LOCALHOST:9092',
+      'controller.quorum.voters',
+      'voters 0 and 1 have the same endpoint LOCALHOST:9092',
+    ],
+    [
+      'listeners=PLAINTEXT://localhost:9092,SSL://:9092',
+      'listeners',
+      'Each listener must have a different port unless exactly one listener has an IPv4 address and the other an IPv6 address; PLAINTEXT and SSL share port 9092',
+    ],
+    [
+      'listeners=PLAINTEXT://127.0.0.1:9092,SSL://127.0.0.2:9092',
+      'listeners',
+      'PLAINTEXT and SSL share port 9092',
+    ],
   ])('rejects %s naming the key, the value and what is expected', (line, key, expected) => {
     const error = errorFrom(`${kafkaSingleNode}\n${line}\n`);
     expect(error.key).toBe(key);
@@ -144,10 +170,52 @@ controller.quorum.bootstrap.servers=localhost:9092,localhost:9093
     expect(error.message).toContain(expected);
   });
 
+  it('accepts a broker-only observer that is not a voter', () => {
+    const { config } = configFrom(`${kafkaSingleNode}\nnode.id=7\nprocess.roles=broker\n`);
+    expect(config.nodeId).toBe(7);
+    expect(config.processRoles).toEqual(['broker']);
+  });
+
+  it('lets an IPv4 and an IPv6 listener share a port, and any number use port 0', () => {
+    const { config } = configFrom(
+      `${kafkaSingleNode}\nlisteners=PLAINTEXT://127.0.0.1:9092,SSL://[::1]:9092,A://:0,B://:0\n` +
+        'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SSL:SSL,A:PLAINTEXT,B:PLAINTEXT\n',
+    );
+    expect(config.listeners.map((listener) => listener.port)).toEqual([9092, 9092, 0, 0]);
+  });
+
   it('requires node.id, controller.listener.names and a voter or bootstrap server', () => {
     expect(errorFrom('listeners=PLAINTEXT://:1\ncontroller.listener.names=PLAINTEXT').key).toBe('node.id');
     expect(errorFrom('node.id=1\ncontroller.quorum.voters=1@a:1').key).toBe('controller.listener.names');
     const error = errorFrom('node.id=1\nlisteners=PLAINTEXT://:1\ncontroller.listener.names=PLAINTEXT');
     expect(error.message).toContain('either controller.quorum.voters or controller.quorum.bootstrap.servers');
+  });
+});
+
+describe('suggestKnownKey', () => {
+  it.each([
+    ['controller.quorum.election.timout.ms', 'controller.quorum.election.timeout.ms'],
+    ['controller.quorum.voter', 'controller.quorum.voters'],
+    ['node_id', 'node.id'],
+    ['controller.quorum.fetch.tiemout.ms', 'controller.quorum.fetch.timeout.ms'],
+    ['listener.name.controller.ssl.keystore.locaton', 'listener.name.controller.ssl.keystore.location'],
+  ])('suggests the known key closest to %s', (unknownKey, known) => {
+    expect(suggestKnownKey(unknownKey)).toBe(known);
+  });
+
+  it.each(['num.partitions', 'log.retention.hours', 'foo.bar', 'listener.name.controller.sasl.mechanism'])(
+    'suggests nothing for %s, which is far from every known key',
+    (unknownKey) => {
+      expect(suggestKnownKey(unknownKey)).toBeUndefined();
+    },
+  );
+});
+
+describe('ConfigError.isConfigError', () => {
+  it('does not take a package option error (same code, no key) for a server property error', () => {
+    expect(
+      ConfigError.isConfigError(new InvalidConfigurationError('RaftLog.open: dir must be a string')),
+    ).toBe(false);
+    expect(ConfigError.isConfigError(new ConfigError('node.id', 'x', 'an integer'))).toBe(true);
   });
 });

@@ -1,4 +1,6 @@
+import { isIP } from 'node:net';
 import type { TlsSettings } from '@kraft/transport-tcp';
+import { closestKnownKey } from './closest-key.js';
 import {
   type HostAndPort,
   parseBoolean,
@@ -192,6 +194,8 @@ export function parseServerConfig(properties: Readonly<Record<string, string>>):
   const listeners = parseListeners(reader);
   const controllerListenerNames = reader.list('controller.listener.names').map((name) => name.toUpperCase());
   const controllerListener = findControllerListener(reader, listeners, controllerListenerNames);
+  const quorum = parseQuorumConfig(reader);
+  requireNodeIdMatchesRoles(nodeId, processRoles, quorum.voters);
   const config: ServerConfig = {
     nodeId,
     processRoles,
@@ -202,7 +206,7 @@ export function parseServerConfig(properties: Readonly<Record<string, string>>):
       controllerListener.securityProtocol === 'SSL'
         ? parseListenerSslConfig(properties, controllerListener.name)
         : undefined,
-    quorum: parseQuorumConfig(reader),
+    quorum,
     metadataLogDir: parseMetadataLogDir(reader),
     metadataLog: parseMetadataLogConfig(reader),
     socket: parseSocketConfig(reader),
@@ -211,6 +215,50 @@ export function parseServerConfig(properties: Readonly<Record<string, string>>):
     (key) => !(key in SERVER_CONFIG_DEFAULTS) && !isListenerSslKey(key),
   );
   return { config, unknownKeys };
+}
+
+/**
+ * The known key an unknown one is probably a misspelling of, for the "did you mean" hint; a
+ * listener-prefixed `ssl.*` key is matched on the part after the prefix.
+ */
+export function suggestKnownKey(unknownKey: string): string | undefined {
+  const prefixed = /^(listener\.name\.[^.]+\.)(.+)$/.exec(unknownKey);
+  if (prefixed !== null) {
+    const sslKeys = Object.keys(SSL_CONFIG_DEFAULTS);
+    const suggestion = closestKnownKey(prefixed[2] as string, sslKeys);
+    return suggestion === undefined ? undefined : `${prefixed[1]}${suggestion}`;
+  }
+  return closestKnownKey(unknownKey, Object.keys(SERVER_CONFIG_DEFAULTS));
+}
+
+/**
+ * Kafka's KafkaConfig checks: a controller that is not a voter would idle as Unattached forever
+ * (it never fetches from a leader and can never be elected), and a broker-only node listed as a
+ * voter would count towards a majority it can never give. Dynamic quorums (no static voters) are
+ * not checked, as in Kafka.
+ */
+function requireNodeIdMatchesRoles(
+  nodeId: number,
+  processRoles: readonly string[],
+  voters: readonly VoterEndpoint[],
+): void {
+  if (voters.length === 0) return;
+  const isVoter = voters.some((voter) => voter.nodeId === nodeId);
+  const voterIds = `controller.quorum.voters=[${voters.map((voter) => voter.nodeId).join(', ')}]`;
+  if (processRoles.includes('controller') && !isVoter) {
+    throw new ConfigError(
+      'node.id',
+      String(nodeId),
+      `If process.roles contains the 'controller' role, the node id ${nodeId} must be included in the set of voters ${voterIds}`,
+    );
+  }
+  if (!processRoles.includes('controller') && processRoles.includes('broker') && isVoter) {
+    throw new ConfigError(
+      'node.id',
+      String(nodeId),
+      `If process.roles contains just the 'broker' role, the node id ${nodeId} must not be included in the set of voters ${voterIds}`,
+    );
+  }
 }
 
 function parseProcessRoles(reader: PropertyReader): string[] {
@@ -231,7 +279,7 @@ function parseListeners(reader: PropertyReader): ListenerEndpoint[] {
   const protocolMap = parseSecurityProtocolMap(reader);
   const text = reader.required('listeners', 'expected a list of NAME://host:port');
   const seen = new Set<string>();
-  return parseList(text).map((entry) => {
+  const listeners = parseList(text).map((entry) => {
     const match = /^([A-Za-z0-9_]+):\/\/(.*)$/.exec(entry);
     if (!match) throw new ConfigError('listeners', text, `'${entry}' is not NAME://host:port`);
     const name = (match[1] as string).toUpperCase();
@@ -247,6 +295,35 @@ function parseListeners(reader: PropertyReader): ListenerEndpoint[] {
     }
     return { name, securityProtocol, ...parseHostAndPort('listeners', match[2] as string, text) };
   });
+  requireDistinctListenerPorts(listeners, text);
+  return listeners;
+}
+
+/**
+ * Kafka's rule: two listeners cannot bind one port (port 0, "any free port", excepted), unless
+ * exactly two share it and one is an IPv4 address, the other an IPv6 address.
+ */
+function requireDistinctListenerPorts(listeners: readonly ListenerEndpoint[], text: string): void {
+  const byPort = new Map<number, ListenerEndpoint[]>();
+  for (const listener of listeners) {
+    if (listener.port === 0) continue;
+    byPort.set(listener.port, [...(byPort.get(listener.port) ?? []), listener]);
+  }
+  for (const [port, sharing] of byPort) {
+    if (sharing.length === 1) continue;
+    const [first, second] = sharing as [ListenerEndpoint, ListenerEndpoint];
+    const oneOfEachFamily =
+      sharing.length === 2 &&
+      isIP(first.host) !== 0 &&
+      isIP(second.host) !== 0 &&
+      isIP(first.host) !== isIP(second.host);
+    if (oneOfEachFamily) continue;
+    throw new ConfigError(
+      'listeners',
+      text,
+      `Each listener must have a different port unless exactly one listener has an IPv4 address and the other an IPv6 address; ${sharing.map((listener) => listener.name).join(' and ')} share port ${port}`,
+    );
+  }
 }
 
 function parseSecurityProtocolMap(reader: PropertyReader): Map<string, string> {
@@ -293,13 +370,26 @@ function parseVoters(reader: PropertyReader): VoterEndpoint[] {
   const key = 'controller.quorum.voters';
   const text = reader.text(key) ?? '';
   const ids = new Set<number>();
+  /** Voter id by `host:port`: two voters at one address would be one process voting twice. */
+  const endpoints = new Map<string, number>();
   return parseList(text).map((entry) => {
     const match = /^(\d+)@(.+)$/.exec(entry);
     if (!match) throw new ConfigError(key, text, `'${entry}' is not {id}@{host}:{port}`);
     const nodeId = parseInt32(key, match[1] as string, { minimum: 0 });
     if (ids.has(nodeId)) throw new ConfigError(key, text, `voter id ${nodeId} appears twice`);
     ids.add(nodeId);
-    return { nodeId, ...parseHostAndPort(key, match[2] as string, text) };
+    const endpoint = parseHostAndPort(key, match[2] as string, text);
+    const address = `${endpoint.host.toLowerCase()}:${endpoint.port}`;
+    const sameAddress = endpoints.get(address);
+    if (sameAddress !== undefined) {
+      throw new ConfigError(
+        key,
+        text,
+        `voters ${sameAddress} and ${nodeId} have the same endpoint ${match[2]}`,
+      );
+    }
+    endpoints.set(address, nodeId);
+    return { nodeId, ...endpoint };
   });
 }
 

@@ -11,6 +11,27 @@ export interface RootLogger {
 
 const DEFAULT_LEVEL = 'info';
 const STDERR_FD = 2;
+const { chindingsSym } = pino.symbols;
+
+/**
+ * pino serialises a child's bindings once, appended to its parent's (`,"nodeId":1,"component":
+ * "raft"`), so a child that rebinds a key its parent bound (`component: 'raft'` →
+ * `component: 'quorum-state'`) would repeat that key on every line: legal JSON for few parsers,
+ * and ambiguous to every reader. Rewritten once per child, the last binding wins in its first
+ * place, as `JSON.parse` would read it; log calls pay nothing.
+ */
+function dropRepeatedBindings(child: pino.Logger): void {
+  const holder = child as unknown as Record<symbol, string>;
+  const bindingsText = holder[chindingsSym] ?? '';
+  if (bindingsText === '') return;
+  const merged: unknown = JSON.parse(`{${bindingsText.slice(1)}}`);
+  holder[chindingsSym] = `,${JSON.stringify(merged).slice(1, -1)}`;
+}
+
+/** The options of the root logger; exported so a test can give it another destination. */
+export function rootLoggerOptions(level: string): pino.LoggerOptions {
+  return { level, onChild: dropRepeatedBindings };
+}
 
 /**
  * The one place the server calls `pino()` (CONVENTIONS C7). Logs go to stderr, so stdout carries
@@ -33,10 +54,10 @@ export function createRootLogger(environment: {
       colorize: true,
       translateTime: 'SYS:HH:MM:ss.l',
     });
-    return { logger: pino({ level }, stream), flush: () => {}, invalidLevel };
+    return { logger: pino(rootLoggerOptions(level), stream), flush: () => {}, invalidLevel };
   }
   // Asynchronous writes keep logging off the raft loop's critical path; flushed before exit.
   const destination = pino.destination({ fd: STDERR_FD, sync: false });
-  const logger = pino({ level }, destination);
+  const logger = pino(rootLoggerOptions(level), destination);
   return { logger, flush: () => destination.flushSync(), invalidLevel };
 }

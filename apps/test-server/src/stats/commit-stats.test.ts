@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CommitStats } from './commit-stats.js';
-import { formatStatsLine, STATS_LINE_PATTERN } from './format-stats-line.js';
+import { formatStatsLine, type NodeStatus, STATS_LINE_PATTERN } from './format-stats-line.js';
 import { StatsReporter } from './stats-reporter.js';
 
 describe('CommitStats', () => {
@@ -35,53 +35,109 @@ describe('CommitStats', () => {
     const stats = new CommitStats();
     stats.recordCommitWithoutLatency(100);
     const snapshot = stats.snapshotAndReset(1000);
-    expect(snapshot).toMatchObject({ records: 1, bytesPerSecond: 100, p75Ms: 0, maxLatencyMs: 0 });
+    expect(snapshot).toMatchObject({
+      records: 1,
+      latencyRecords: 0,
+      bytesPerSecond: 100,
+      p75Ms: 0,
+      maxLatencyMs: 0,
+    });
   });
 });
 
+/** A leader of epoch 1 with nothing committed yet; tests override what they look at. */
+function nodeStatus(overrides: Partial<NodeStatus>): NodeStatus {
+  return { role: 'Leader', epoch: 1, leaderId: 1, highWatermark: 0, logEndOffset: 0, ...overrides };
+}
+
 describe('formatStatsLine', () => {
-  it("starts with Kafka's exact line and appends our extras", () => {
+  const leaderSnapshot = {
+    intervalMs: 5000,
+    records: 25000,
+    latencyRecords: 25000,
+    bytes: 6_400_000,
+    bytesPerSecond: 1_280_000,
+    recordsPerSecond: 5000,
+    p75Ms: 20.04,
+    p99Ms: 26.06,
+    p999Ms: 27,
+    maxLatencyMs: 31.44,
+  };
+
+  it("starts with Kafka's exact line and appends our extras, the leader id and log end offset last", () => {
     const line = formatStatsLine(
-      {
-        intervalMs: 5000,
-        records: 25000,
-        bytes: 6_400_000,
-        bytesPerSecond: 1_280_000,
-        recordsPerSecond: 5000,
-        p75Ms: 20.04,
-        p99Ms: 26.06,
-        p999Ms: 27,
-        maxLatencyMs: 31.44,
-      },
-      { role: 'leader', epoch: 3, highWatermark: 123456 },
+      leaderSnapshot,
+      nodeStatus({ epoch: 3, highWatermark: 123456, logEndOffset: 123470 }),
     );
     expect(line).toBe(
       'Throughput (bytes/second): 1280000.00, Latency (ms): 20.0 p75 26.1 p99 27.0 p999, ' +
-        'Records/second: 5000.00, Max latency (ms): 31.4, Role: leader, Epoch: 3, High watermark: 123456',
+        'Records/second: 5000.00, Max latency (ms): 31.4, Role: Leader, Epoch: 3, High watermark: 123456, ' +
+        'Leader: 1, Log end offset: 123470',
     );
-    expect(STATS_LINE_PATTERN.test(line)).toBe(true);
-  });
-
-  it('ends with the event loop delay p99 when it is monitored', () => {
-    const line = formatStatsLine(new CommitStats().snapshotAndReset(5000), {
-      role: 'leader',
-      epoch: 1,
-      highWatermark: 7,
-      eventLoopDelayP99Ms: 12.345,
+    expect(STATS_LINE_PATTERN.exec(line)?.groups).toMatchObject({
+      p99Ms: '26.1',
+      leaderId: '1',
+      logEndOffset: '123470',
     });
-    expect(line).toMatch(/High watermark: 7, Event loop delay p99 \(ms\): 12\.3$/);
-    expect(STATS_LINE_PATTERN.exec(line)?.[10]).toBe('12.3');
   });
 
-  it('says unknown before a high watermark is known', () => {
+  it('a follower shows its throughput, no latency figure, and whom it follows', () => {
     const stats = new CommitStats();
-    const line = formatStatsLine(stats.snapshotAndReset(5000), {
-      role: 'candidate',
-      epoch: 1,
-      highWatermark: undefined,
+    stats.recordCommitWithoutLatency(256);
+    const line = formatStatsLine(
+      stats.snapshotAndReset(1000),
+      nodeStatus({ role: 'Follower', epoch: 4, leaderId: 2, highWatermark: 900, logEndOffset: 901 }),
+    );
+    expect(line).toBe(
+      'Throughput (bytes/second): 256.00, Records/second: 1.00, Role: Follower, Epoch: 4, ' +
+        'High watermark: 900, Leader: 2, Log end offset: 901',
+    );
+    const groups = STATS_LINE_PATTERN.exec(line)?.groups;
+    expect(groups).toMatchObject({ role: 'Follower', leaderId: '2' });
+    expect(groups?.['p75Ms']).toBeUndefined();
+  });
+
+  it("a leader shows Kafka's latency part even in an interval it committed nothing", () => {
+    for (const role of ['Leader', 'leader']) {
+      const line = formatStatsLine(new CommitStats().snapshotAndReset(5000), nodeStatus({ role }));
+      expect(line).toMatch(
+        /^Throughput \(bytes\/second\): 0\.00, Latency \(ms\): 0\.0 p75 0\.0 p99 0\.0 p999, /,
+      );
+    }
+  });
+
+  it('a node that measured latency before it stopped leading still shows it', () => {
+    const line = formatStatsLine(
+      leaderSnapshot,
+      nodeStatus({ role: 'Resigned', epoch: 3, highWatermark: 5, logEndOffset: 5 }),
+    );
+    expect(line).toMatch(/^Throughput \(bytes\/second\): 1280000\.00, Latency \(ms\): 20\.0 p75 /);
+  });
+
+  it('ends our extras with the event loop delay p99 when it is monitored, before the leader fields', () => {
+    const line = formatStatsLine(
+      new CommitStats().snapshotAndReset(5000),
+      nodeStatus({ highWatermark: 7, logEndOffset: 7, eventLoopDelayP99Ms: 12.345 }),
+    );
+    expect(line).toMatch(
+      /High watermark: 7, Event loop delay p99 \(ms\): 12\.3, Leader: 1, Log end offset: 7$/,
+    );
+    expect(STATS_LINE_PATTERN.exec(line)?.groups?.['eventLoopDelayP99Ms']).toBe('12.3');
+  });
+
+  it('says unknown before a high watermark is known and none without a leader', () => {
+    const stats = new CommitStats();
+    const line = formatStatsLine(
+      stats.snapshotAndReset(5000),
+      nodeStatus({ role: 'Candidate', leaderId: undefined, highWatermark: undefined }),
+    );
+    expect(line).toMatch(
+      /Role: Candidate, Epoch: 1, High watermark: unknown, Leader: none, Log end offset: 0$/,
+    );
+    expect(STATS_LINE_PATTERN.exec(line)?.groups).toMatchObject({
+      highWatermark: 'unknown',
+      leaderId: 'none',
     });
-    expect(line).toMatch(/Role: candidate, Epoch: 1, High watermark: unknown$/);
-    expect(STATS_LINE_PATTERN.exec(line)?.[9]).toBe('unknown');
   });
 });
 
@@ -92,7 +148,7 @@ describe('StatsReporter', () => {
     const stats = new CommitStats();
     const reporter = new StatsReporter({
       stats,
-      status: () => ({ role: 'follower', epoch: 2, highWatermark: 10 }),
+      status: () => ({ role: 'Leader', epoch: 2, leaderId: 1, highWatermark: 10, logEndOffset: 10 }),
       writeLine: (line) => lines.push(line),
       nowMs: () => nowMs,
     });
@@ -123,7 +179,7 @@ describe('StatsReporter', () => {
     };
     const reporter = new StatsReporter({
       stats: new CommitStats(),
-      status: () => ({ role: 'leader', epoch: 1, highWatermark: 3 }),
+      status: () => ({ role: 'Leader', epoch: 1, leaderId: 1, highWatermark: 3, logEndOffset: 3 }),
       writeLine: (line) => lines.push(line),
       nowMs: () => 0,
       intervalMs: 60_000,
@@ -134,8 +190,8 @@ describe('StatsReporter', () => {
     reporter.report();
     reporter.report();
     reporter.stop();
-    expect(lines[0]).toMatch(/Event loop delay p99 \(ms\): 21\.5$/);
-    expect(lines[1]).toMatch(/Event loop delay p99 \(ms\): 0\.0$/);
+    expect(lines[0]).toMatch(/Event loop delay p99 \(ms\): 21\.5, Leader: 1, Log end offset: 3$/);
+    expect(lines[1]).toMatch(/Event loop delay p99 \(ms\): 0\.0, Leader: 1, Log end offset: 3$/);
     expect(calls).toEqual(['enable', 'reset', 'reset', 'disable']);
   });
 });

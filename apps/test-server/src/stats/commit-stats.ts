@@ -4,6 +4,8 @@ import { build, type Histogram } from 'hdr-histogram-js';
 export interface CommitStatsSnapshot {
   readonly intervalMs: number;
   readonly records: number;
+  /** The records among them whose commit latency was measured (the leader's own appends). */
+  readonly latencyRecords: number;
   readonly bytes: number;
   readonly bytesPerSecond: number;
   readonly recordsPerSecond: number;
@@ -76,6 +78,7 @@ export class CommitStats {
     const snapshot: CommitStatsSnapshot = {
       intervalMs,
       records: this.records,
+      latencyRecords: this.histogram.totalCount,
       bytes: this.bytes,
       bytesPerSecond: this.bytes / seconds,
       recordsPerSecond: this.records / seconds,

@@ -1,7 +1,6 @@
 import { KRaftError, silentLogger } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
 import { CommitStats } from '../stats/commit-stats.js';
-import { readAppendTimeMs } from './performance-record.js';
 import { RaftWorkloadGenerator, type WorkloadAppender } from './raft-workload-generator.js';
 import { ThroughputThrottler } from './throughput-throttler.js';
 import { WorkloadListener } from './workload-listener.js';
@@ -70,7 +69,6 @@ function setup(overrides: { throughput?: number; recordSize?: number; maxOutstan
     recordSizeBytes: overrides.recordSize ?? 256,
     maxOutstandingBytes: overrides.maxOutstandingBytes ?? 4 * 1024 * 1024,
     scheduler,
-    wallClockMs: () => 1_700_000_000_000 + scheduler.nowMs(),
     onAppended: () => {
       appendedCalls += 1;
     },
@@ -103,9 +101,9 @@ describe('RaftWorkloadGenerator', () => {
     expect(client.recordCount()).toBe(5001);
     expect(client.appends.every((append) => append.epoch === 4)).toBe(true);
     expect(appendedCalls()).toBe(client.appends.length);
+    // Kafka's payload: zero-filled bytes, nothing stamped into them.
     const record = client.appends[0]?.records[0] as Buffer;
-    expect(record.length).toBe(256);
-    expect(readAppendTimeMs(record)).toBe(1_700_000_001_000);
+    expect(record).toEqual(Buffer.alloc(256));
   });
 
   it('stops when another node leads and restarts the throttle on a new claim', () => {
@@ -165,44 +163,73 @@ describe('RaftWorkloadGenerator', () => {
 });
 
 describe('WorkloadListener', () => {
-  function batch(epoch: number, lastOffset: number, values: (Buffer | null)[], isControl = false) {
-    return { epoch, lastOffset, isControl, records: values.map((value) => ({ value })) };
+  function batch(epoch: number, baseOffset: number, values: (Buffer | null)[], isControl = false) {
+    const lastOffset = baseOffset + values.length - 1;
+    return { epoch, baseOffset, lastOffset, isControl, records: values.map((value) => ({ value })) };
   }
 
-  it("records latency and bytes for the current leader's epoch only, and closes every reader", () => {
-    const { scheduler, generator } = setup();
+  function readerOf(batches: ReturnType<typeof batch>[], onClose: () => void = () => {}) {
+    return { [Symbol.iterator]: () => batches[Symbol.iterator](), close: onClose };
+  }
+
+  function listenerSetup(overrides: { throughput?: number } = {}) {
+    const parts = setup(overrides);
     const stats = new CommitStats();
     const listener = new WorkloadListener({
-      generator,
+      generator: parts.generator,
       stats,
-      wallClockMs: () => 10_000,
+      nowMs: () => parts.scheduler.nowMs(),
       logger: silentLogger,
     });
-    const stamped = Buffer.alloc(16);
-    stamped.writeDoubleLE(9_990, 0);
-    let closed = 0;
-    const reader = (batches: ReturnType<typeof batch>[]) => ({
-      [Symbol.iterator]: () => batches[Symbol.iterator](),
-      close: () => {
-        closed += 1;
-      },
-    });
+    return { ...parts, stats, listener };
+  }
+
+  it("a follower counts the bytes of Kafka's zero-filled records and measures no latency", () => {
+    const { stats, listener } = listenerSetup();
     listener.handleLeaderChange({ leaderId: 2, epoch: 7 });
+    // A Java leader's records are zeros: nothing in them is an append time.
     listener.handleCommit(
-      reader([
-        batch(7, 0, [null], true),
-        batch(6, 1, [stamped]),
-        batch(7, 3, [stamped, stamped]),
-        batch(7, 4, [Buffer.alloc(3)]),
-      ]),
+      readerOf([batch(7, 0, [null], true), batch(7, 1, [Buffer.alloc(256), Buffer.alloc(256)])]),
     );
-    listener.handleLoadSnapshot({ close: () => (closed += 1) });
     const snapshot = stats.snapshotAndReset(1000);
-    expect(snapshot.records).toBe(3);
-    expect(snapshot.bytes).toBe(35);
+    expect(snapshot).toMatchObject({ records: 2, bytes: 512, latencyRecords: 0, maxLatencyMs: 0 });
+  });
+
+  it('the leader measures commit latency of its own appends, from their append time on its clock', () => {
+    const { scheduler, client, generator, stats, listener } = listenerSetup({ throughput: 1000 });
+    listener.handleLeaderChange({ leaderId: 1, epoch: 3 });
+    expect(generator.claimedLeaderEpoch()).toBe(3);
+    scheduler.advance(2); // appends offsets 1..3 at 0, 1 and 2 ms
+    const appended = client.appends.map((append) => append.records.length);
+    expect(appended.reduce((sum, count) => sum + count, 0)).toBe(3);
+    scheduler.advance(8); // commits seen at 10 ms
+    const records = client.appends.flatMap((append) => append.records).slice(0, 3);
+    listener.handleCommit(readerOf([batch(3, 0, [null], true), batch(3, 1, records)]));
+    const snapshot = stats.snapshotAndReset(1000);
+    expect(snapshot.latencyRecords).toBe(3);
     expect(snapshot.maxLatencyMs).toBe(10);
+    expect(snapshot.p75Ms).toBeGreaterThanOrEqual(8);
+  });
+
+  it("ignores other epochs' batches, and measures nothing once the node no longer leads", () => {
+    const { scheduler, client, stats, listener } = listenerSetup({ throughput: 1000 });
+    listener.handleLeaderChange({ leaderId: 1, epoch: 3 });
+    scheduler.advance(1);
+    const records = client.appends.flatMap((append) => append.records);
+    listener.handleCommit(readerOf([batch(2, 1, records)]));
+    expect(stats.snapshotAndReset(1000).records).toBe(0);
+    listener.handleLeaderChange({ leaderId: 2, epoch: 3 });
+    listener.handleCommit(readerOf([batch(3, 1, records)]));
+    expect(stats.snapshotAndReset(1000)).toMatchObject({ records: records.length, latencyRecords: 0 });
+  });
+
+  it('closes every reader, and passes leadership changes and shutdown to the generator', () => {
+    const { generator, listener } = listenerSetup();
+    let closed = 0;
+    listener.handleLeaderChange({ leaderId: 2, epoch: 7 });
+    listener.handleCommit(readerOf([batch(7, 0, [null], true)], () => (closed += 1)));
+    listener.handleLoadSnapshot({ close: () => (closed += 1) });
     expect(closed).toBe(2);
-    scheduler.advance(10);
     expect(generator.claimedLeaderEpoch()).toBeUndefined();
     listener.handleLeaderChange({ leaderId: 1, epoch: 8 });
     expect(generator.claimedLeaderEpoch()).toBe(8);
@@ -211,13 +238,7 @@ describe('WorkloadListener', () => {
   });
 
   it('closes the reader even when consuming fails', () => {
-    const { scheduler, generator } = setup();
-    const listener = new WorkloadListener({
-      generator,
-      stats: new CommitStats(),
-      wallClockMs: () => 0,
-      logger: silentLogger,
-    });
+    const { scheduler, listener } = listenerSetup();
     listener.handleLeaderChange({ leaderId: 1, epoch: 1 });
     scheduler.advance(0);
     let closed = false;

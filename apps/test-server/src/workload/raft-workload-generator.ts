@@ -17,9 +17,8 @@ export interface RaftWorkloadGeneratorOptions {
   readonly recordSizeBytes: number;
   /** Appended but not yet committed bytes above which the generator waits for commits. */
   readonly maxOutstandingBytes: number;
+  /** Timers, and the clock that times each append for commit latency. */
   readonly scheduler: WorkloadScheduler;
-  /** The append time stamped into each record (wall clock, shared by every node). */
-  readonly wallClockMs: () => number;
   /** Called after records were handed to the client, so the driver polls it soon. */
   readonly onAppended: () => void;
   readonly logger: Logger;
@@ -33,12 +32,23 @@ const ACCUMULATOR_FULL_RETRY_MS = 1;
 const MINIMUM_TICK_MS = 1;
 /** One call's records form one batch; 256 KiB keeps batches in the range that fsyncs best. */
 const MAX_APPEND_BYTES = 256 * 1024;
+/** Consumed pending appends are dropped from the queue's front once this many have piled up. */
+const PENDING_APPENDS_COMPACT_AT = 1024;
+
+/** Records `firstOffset..lastOffset`, handed to the client at `appendTimeMs` (Kafka's PendingAppend). */
+interface PendingAppend {
+  readonly firstOffset: number;
+  readonly lastOffset: number;
+  readonly appendTimeMs: number;
+}
 
 /**
  * Kafka's RaftWorkloadGenerator, without its thread: while this node leads, it appends records of
  * `recordSizeBytes` at `throughputRecordsPerSecond` to the raft client, throttled as Kafka does.
  * Unlike Kafka, which stops for good when its accumulator is full, it applies backpressure: it
  * waits while `maxOutstandingBytes` are appended but uncommitted, or while the accumulator is full.
+ * As in Kafka, it remembers when it appended each record of its epoch, so that the leader alone
+ * measures commit latency, for its own appends, on one clock.
  */
 export class RaftWorkloadGenerator {
   private readonly throttler: ThroughputThrottler;
@@ -47,6 +57,9 @@ export class RaftWorkloadGenerator {
   private sentCount = 0;
   private lastAppendedOffset = -1;
   private committedThroughOffset = -1;
+  /** Appends of the claimed epoch not yet committed, oldest first from `pendingHead`; bounded by `maxOutstandingBytes`. */
+  private pendingAppends: PendingAppend[] = [];
+  private pendingHead = 0;
   private task: ScheduledTask | undefined;
   private waitingForCommits = false;
   private stopped = false;
@@ -73,14 +86,33 @@ export class RaftWorkloadGenerator {
       this.sentCount = 0;
       this.lastAppendedOffset = -1;
       this.committedThroughOffset = -1;
+      this.clearPendingAppends();
       this.throttler.reset(this.options.scheduler.nowMs());
       this.options.logger.info({ epoch }, 'workload started: this node leads');
       this.reschedule(0);
     } else if (this.claimedEpoch !== undefined) {
       this.options.logger.info({ epoch, leaderId }, 'workload paused: this node no longer leads');
       this.claimedEpoch = undefined;
+      this.clearPendingAppends();
       this.cancelTask();
     }
+  }
+
+  /**
+   * When this node appended the record at `offset` of `epoch`, or undefined when it did not
+   * append it in the epoch it leads (a follower's records, another leader's, a resigned epoch).
+   * Commits arrive in offset order, so the appends before `offset` are dropped on the way.
+   */
+  takeAppendTimeMs(epoch: number, offset: number): number | undefined {
+    if (epoch !== this.claimedEpoch) return undefined;
+    while (this.pendingHead < this.pendingAppends.length) {
+      const pending = this.pendingAppends[this.pendingHead] as PendingAppend;
+      if (offset < pending.firstOffset) return undefined;
+      if (offset <= pending.lastOffset) return pending.appendTimeMs;
+      this.pendingHead += 1;
+    }
+    this.compactPendingAppends();
+    return undefined;
   }
 
   /** A committed data batch of `epoch` ending at `lastOffset` (from `Listener.handleCommit`). */
@@ -92,12 +124,14 @@ export class RaftWorkloadGenerator {
         `unexpected commit at offset ${lastOffset} in epoch ${epoch}: last append was ${this.lastAppendedOffset}`,
     );
     if (lastOffset > this.committedThroughOffset) this.committedThroughOffset = lastOffset;
+    this.compactPendingAppends();
     if (this.waitingForCommits) this.reschedule(0);
   }
 
   stop(): void {
     this.stopped = true;
     this.claimedEpoch = undefined;
+    this.clearPendingAppends();
     this.cancelTask();
   }
 
@@ -125,8 +159,9 @@ export class RaftWorkloadGenerator {
 
   /** Appends `count` records; false when the append failed and a retry is already scheduled. */
   private append(epoch: number, count: number): boolean {
-    const payload = createPerformanceRecord(this.options.recordSizeBytes, this.options.wallClockMs());
+    const payload = createPerformanceRecord(this.options.recordSizeBytes);
     const records: Buffer[] = new Array<Buffer>(count).fill(payload);
+    const appendTimeMs = this.options.scheduler.nowMs();
     let lastOffset: number;
     try {
       lastOffset = this.options.client.scheduleAppend(epoch, records);
@@ -135,6 +170,7 @@ export class RaftWorkloadGenerator {
     }
     if (this.lastAppendedOffset < 0) this.committedThroughOffset = lastOffset - count;
     this.lastAppendedOffset = lastOffset;
+    this.pendingAppends.push({ firstOffset: lastOffset - count + 1, lastOffset, appendTimeMs });
     this.sentCount += count;
     this.options.onAppended();
     return true;
@@ -151,6 +187,25 @@ export class RaftWorkloadGenerator {
       return false;
     }
     throw error;
+  }
+
+  private clearPendingAppends(): void {
+    this.pendingAppends = [];
+    this.pendingHead = 0;
+  }
+
+  /** Drops the committed appends from the front: those up to `committedThroughOffset`. */
+  private compactPendingAppends(): void {
+    while (
+      this.pendingHead < this.pendingAppends.length &&
+      (this.pendingAppends[this.pendingHead] as PendingAppend).lastOffset <= this.committedThroughOffset
+    ) {
+      this.pendingHead += 1;
+    }
+    if (this.pendingHead >= PENDING_APPENDS_COMPACT_AT || this.pendingHead === this.pendingAppends.length) {
+      this.pendingAppends = this.pendingAppends.slice(this.pendingHead);
+      this.pendingHead = 0;
+    }
   }
 
   private reschedule(delayMs: number): void {

@@ -1,11 +1,11 @@
 import type { Logger } from '@kraft/protocol';
 import type { CommitStats } from '../stats/commit-stats.js';
-import { readAppendTimeMs } from './performance-record.js';
 import type { RaftWorkloadGenerator } from './raft-workload-generator.js';
 
 /** The parts of a committed `Batch` (from @kraft/records) the listener reads. */
 export interface CommittedBatch {
   readonly epoch: number;
+  readonly baseOffset: number;
   readonly lastOffset: number;
   readonly isControl: boolean;
   readonly records: readonly { readonly value: Uint8Array | null }[];
@@ -19,15 +19,18 @@ export interface ClosableBatchReader extends Iterable<CommittedBatch> {
 export interface WorkloadListenerOptions {
   readonly generator: RaftWorkloadGenerator;
   readonly stats: CommitStats;
-  readonly wallClockMs: () => number;
+  /** The generator's scheduler clock: a commit's latency is measured against its append time. */
+  readonly nowMs: () => number;
   readonly logger: Logger;
 }
 
 /**
  * The raft `Listener` of the test server (the listener half of Kafka's RaftWorkloadGenerator):
- * it consumes every committed batch, records each record's commit latency and bytes, and tells
- * the generator when this node gains or loses the leadership. As in Kafka's tool, only batches
- * of the current leader's epoch count; control batches (LeaderChange) carry no workload.
+ * it consumes every committed batch, counts each record's bytes, and tells the generator when
+ * this node gains or loses the leadership. As in Kafka's tool, only batches of the current
+ * leader's epoch count, control batches (LeaderChange) carry no workload, and commit latency is
+ * measured only on the leader, for the records it appended itself: a follower counts throughput
+ * and shows no latency.
  */
 export class WorkloadListener {
   private currentEpoch = -1;
@@ -36,10 +39,14 @@ export class WorkloadListener {
 
   handleCommit(reader: ClosableBatchReader): void {
     try {
-      const nowMs = this.options.wallClockMs();
+      const nowMs = this.options.nowMs();
       for (const batch of reader) {
         if (batch.isControl || batch.epoch !== this.currentEpoch) continue;
-        for (const record of batch.records) this.recordCommit(record.value, nowMs);
+        let offset = batch.baseOffset;
+        for (const record of batch.records) {
+          this.recordCommit(batch.epoch, offset, record.value?.length ?? 0, nowMs);
+          offset += 1;
+        }
         this.options.generator.handleCommitted(batch.epoch, batch.lastOffset);
       }
     } finally {
@@ -62,9 +69,8 @@ export class WorkloadListener {
     this.options.generator.stop();
   }
 
-  private recordCommit(value: Uint8Array | null, nowMs: number): void {
-    const sizeInBytes = value?.length ?? 0;
-    const appendTimeMs = readAppendTimeMs(value);
+  private recordCommit(epoch: number, offset: number, sizeInBytes: number, nowMs: number): void {
+    const appendTimeMs = this.options.generator.takeAppendTimeMs(epoch, offset);
     if (appendTimeMs === undefined) this.options.stats.recordCommitWithoutLatency(sizeInBytes);
     else this.options.stats.recordCommit(nowMs - appendTimeMs, sizeInBytes);
   }

@@ -7,36 +7,43 @@ import { STATS_LINE_PATTERN } from '../../src/stats/format-stats-line.js';
 const APP_DIRECTORY = join(import.meta.dirname, '..', '..');
 export const START_SCRIPT = join(APP_DIRECTORY, 'bin', 'test-kraft-server-start.sh');
 
-/** One parsed stats line. */
+/** One parsed stats line; the latency figures are absent on a line that measured none (a follower's). */
 export interface StatsLine {
   readonly bytesPerSecond: number;
-  readonly p75Ms: number;
-  readonly p99Ms: number;
-  readonly p999Ms: number;
+  readonly p75Ms: number | undefined;
+  readonly p99Ms: number | undefined;
+  readonly p999Ms: number | undefined;
   readonly recordsPerSecond: number;
-  readonly maxLatencyMs: number;
+  readonly maxLatencyMs: number | undefined;
   readonly role: string;
   readonly epoch: number;
   readonly highWatermark: number | undefined;
   readonly eventLoopDelayP99Ms: number | undefined;
+  readonly leaderId: number | undefined;
+  readonly logEndOffset: number;
   readonly line: string;
 }
 
 export function parseStatsLine(line: string): StatsLine | undefined {
-  const match = STATS_LINE_PATTERN.exec(line);
-  if (!match) return undefined;
-  const number = (index: number): number => Number(match[index]);
+  const groups = STATS_LINE_PATTERN.exec(line)?.groups;
+  if (groups === undefined) return undefined;
+  const optional = (name: string): number | undefined => {
+    const value = groups[name];
+    return value === undefined || value === 'unknown' || value === 'none' ? undefined : Number(value);
+  };
   return {
-    bytesPerSecond: number(1),
-    p75Ms: number(2),
-    p99Ms: number(3),
-    p999Ms: number(4),
-    recordsPerSecond: number(5),
-    maxLatencyMs: number(6),
-    role: match[7] as string,
-    epoch: number(8),
-    highWatermark: match[9] === 'unknown' ? undefined : number(9),
-    eventLoopDelayP99Ms: match[10] === undefined ? undefined : number(10),
+    bytesPerSecond: Number(groups['bytesPerSecond']),
+    p75Ms: optional('p75Ms'),
+    p99Ms: optional('p99Ms'),
+    p999Ms: optional('p999Ms'),
+    recordsPerSecond: Number(groups['recordsPerSecond']),
+    maxLatencyMs: optional('maxLatencyMs'),
+    role: groups['role'] as string,
+    epoch: Number(groups['epoch']),
+    highWatermark: optional('highWatermark'),
+    eventLoopDelayP99Ms: optional('eventLoopDelayP99Ms'),
+    leaderId: optional('leaderId'),
+    logEndOffset: Number(groups['logEndOffset']),
     line,
   };
 }

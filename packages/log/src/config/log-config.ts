@@ -1,3 +1,4 @@
+import { checkBoolean, checkInteger, checkOptionsObject } from '@kraft/protocol';
 import { InvalidConfigurationError } from '../errors/log-errors.js';
 
 const MEBIBYTE = 1024 * 1024;
@@ -58,7 +59,13 @@ export class LogConfig {
   readonly preallocate: boolean;
 
   constructor(options: LogConfigOptions = {}) {
-    const configured = options.segmentBytes ?? 1024 * MEBIBYTE;
+    checkOptionsObject('LogConfig options', options);
+    const configured = checkRange(
+      LogConfigKeys.segmentBytes,
+      options.segmentBytes ?? 1024 * MEBIBYTE,
+      1,
+      MAX_SEGMENT_BYTES,
+    );
     if (configured < MIN_SEGMENT_BYTES) {
       throw new InvalidConfigurationError(
         `${LogConfigKeys.segmentBytes} must be at least ${MIN_SEGMENT_BYTES}, got ${configured}`,
@@ -106,7 +113,7 @@ export class LogConfig {
       12,
       MAX_SEGMENT_BYTES,
     );
-    this.preallocate = options.preallocate ?? false;
+    this.preallocate = checkBoolean(LogConfigKeys.preallocate, options.preallocate ?? false);
   }
 
   /** Reads Kafka's property keys (`metadata.log.segment.bytes`, ...); unknown keys are ignored. */
@@ -138,13 +145,8 @@ function assign<K extends keyof LogConfigOptions>(
   if (value !== undefined) options[key] = value;
 }
 
-function checkRange(key: string, value: number, minimum: number, maximum: number): number {
-  if (!Number.isSafeInteger(value) || value < minimum || value > maximum) {
-    throw new InvalidConfigurationError(
-      `${key} must be an integer in [${minimum}, ${maximum}], got ${value}`,
-    );
-  }
-  return value;
+function checkRange(key: string, value: unknown, minimum: number, maximum: number): number {
+  return checkInteger(key, value, { minimum, maximum });
 }
 
 function parseInteger(key: string, value: string | number | boolean | undefined): number | undefined {

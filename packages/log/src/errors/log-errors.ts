@@ -38,10 +38,22 @@ export class InconsistentLogStateError extends KRaftError {
   }
 }
 
-/** A configuration value outside its allowed range, or a malformed metadata file. */
-export class InvalidConfigurationError extends KRaftError {
-  constructor(message: string) {
-    super('INVALID_CONFIG', message);
+/** A configuration value outside its allowed range, or a malformed metadata file: one class for all packages. */
+export { InvalidConfigurationError } from '@kraft/protocol';
+
+/**
+ * Another holder has the lock of a log directory: another process, or another log opened on the
+ * same directory in this process. Kafka refuses to start with the same words.
+ */
+export class LogDirectoryLockedError extends KRaftError {
+  readonly directory: string;
+
+  constructor(directory: string, lockFileName: string) {
+    super(
+      'LOG_DIRECTORY_LOCKED',
+      `Failed to acquire lock on file ${lockFileName} in ${directory}. A Kafka instance in another process or thread is using this directory.`,
+    );
+    this.directory = directory;
   }
 }
 

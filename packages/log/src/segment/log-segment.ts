@@ -66,6 +66,16 @@ export interface SegmentRecoveryResult {
   readonly damage: SegmentDamage | undefined;
 }
 
+/** What the next append would add to the active segment (Kafka's `RollParams`). */
+export interface RollParams {
+  readonly sizeInBytes: number;
+  readonly lastOffset: number;
+  /** The largest max timestamp among the batches to append. */
+  readonly maxTimestampMs: number;
+  /** The wall clock, read once per append. */
+  readonly nowMs: number;
+}
+
 /**
  * One segment: `<base>.log` (a FileRecords), `<base>.index` and `<base>.timeindex` (Kafka
  * `LogSegment`). Only the last segment of a log takes appends. Positions are int32 as in Kafka.
@@ -73,7 +83,7 @@ export interface SegmentRecoveryResult {
 export class LogSegment {
   private nextOffsetValue: number;
   private bytesSinceLastIndexEntry = 0;
-  /** Timestamp time-based rolling is judged from: the first batch's max timestamp, or creation time. */
+  /** The first batch's max timestamp, which time-based rolling measures from (undefined when empty). */
   private rollingBasedTimestamp: number | undefined;
   private unflushed = false;
   private deletedValue = false;
@@ -225,19 +235,35 @@ export class LogSegment {
   }
 
   /**
-   * Whether appending `sizeInBytes` more bytes ending at `lastOffset` must go to a new segment:
-   * size, age (`metadata.log.segment.ms`), a full index, or offsets too far for int32 deltas.
+   * Whether the next append must go to a new segment (Kafka's `LogSegment.shouldRoll`): size, age
+   * (`metadata.log.segment.ms`, see `timeWaitedForRollMs`), a full index, or offsets too far for
+   * int32 deltas. Kafka subtracts `segment.jitter.ms` from the age limit; its metadata log never
+   * sets it (0), so there is no jitter here.
    */
-  shouldRoll(sizeInBytes: number, lastOffset: number, nowMs: number): boolean {
+  shouldRoll(next: RollParams): boolean {
     if (this.isEmpty()) return false;
-    const rollTimestamp = this.rollingBasedTimestamp ?? this.createdTimeMs;
     return (
-      this.sizeInBytes() > this.config.segmentBytes - sizeInBytes ||
-      nowMs - rollTimestamp > this.config.segmentMs ||
+      this.sizeInBytes() > this.config.segmentBytes - next.sizeInBytes ||
+      this.timeWaitedForRollMs(next.nowMs, next.maxTimestampMs) > this.config.segmentMs ||
       this.offsetIndex.isFull() ||
       this.timeIndex.isFull() ||
-      lastOffset - this.baseOffset > MAX_RELATIVE_OFFSET
+      next.lastOffset - this.baseOffset > MAX_RELATIVE_OFFSET
     );
+  }
+
+  /**
+   * How long this segment has waited to roll (Kafka's `timeWaitedForRoll`). In record time when
+   * the first batch has a timestamp: the incoming batches' max timestamp minus the first batch's,
+   * so a follower replicating month-old batches fills segments instead of rolling one per append.
+   * Otherwise (no batch yet, or a first batch without a timestamp) in wall-clock time since the
+   * segment was created.
+   */
+  timeWaitedForRollMs(nowMs: number, incomingMaxTimestampMs: number): number {
+    const firstBatchTimestamp = this.rollingBasedTimestamp;
+    if (firstBatchTimestamp !== undefined && firstBatchTimestamp >= 0) {
+      return incomingMaxTimestampMs - firstBatchTimestamp;
+    }
+    return nowMs - this.createdTimeMs;
   }
 
   /**

@@ -37,6 +37,7 @@ import {
   checkBatchAt,
   LAST_OFFSET_DELTA_OFFSET,
   LOG_OVERHEAD,
+  maxBatchTimestampOf,
   PARTITION_LEADER_EPOCH_OFFSET,
   writeOffset,
 } from './batch-header.js';
@@ -566,8 +567,9 @@ export class SegmentedLog {
 
   private appendValidated(records: MemoryRecords, lastOffset: number, sizeInBytes: number): void {
     const nowMs = this.time();
+    const maxTimestampMs = maxBatchTimestampOf(records.buffer(), sizeInBytes);
     let active = this.segments.last() as LogSegment;
-    if (active.shouldRoll(sizeInBytes, lastOffset, nowMs)) active = this.roll(nowMs);
+    if (active.shouldRoll({ sizeInBytes, lastOffset, maxTimestampMs, nowMs })) active = this.roll(nowMs);
     active.append(records);
     this.logEndOffsetValue = lastOffset + 1;
   }

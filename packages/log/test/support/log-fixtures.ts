@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type FileHandle,
+  type FileLock,
   type FileSystem,
   FileSystemError,
   MemoryFileSystem,
@@ -230,6 +231,11 @@ export class FailingFileSystem implements FileSystem {
   syncDirectory(directory: string): void {
     this.mutate('syncDirectory', directory);
     this.inner.syncDirectory(directory);
+  }
+
+  /** A lock changes no stored bytes: not a mutation, never a failure point. */
+  tryLockFile(path: string): FileLock | undefined {
+    return this.inner.tryLockFile(path);
   }
 }
 

@@ -171,8 +171,11 @@ export class StateTransitions {
     }
     if (previous instanceof LeaderState) {
       const dropped = previous.accumulator.close();
+      // Resigning to stop drops what was not yet appended by design: worth a warning only when
+      // leadership is lost while the node keeps running.
+      const level = this.context.isShuttingDown() ? 'info' : 'warn';
       if (dropped > 0)
-        this.context.logger.warn(
+        this.context.logger[level](
           { epoch: previous.epoch, dropped },
           'dropped unappended records on losing leadership',
         );

@@ -1,8 +1,2 @@
-import { KRaftError } from '@kraft/protocol';
-
-/** A raft setting that cannot be used: a malformed `controller.quorum.voters` entry, a bad timeout. */
-export class InvalidConfigurationError extends KRaftError {
-  constructor(message: string) {
-    super('INVALID_CONFIGURATION', message);
-  }
-}
+/** A raft setting that cannot be used (a malformed `controller.quorum.voters` entry, a bad timeout): one class for all packages. */
+export { InvalidConfigurationError } from '@kraft/protocol';

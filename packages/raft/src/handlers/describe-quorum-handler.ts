@@ -1,8 +1,9 @@
-import { type DescribeQuorumRequestData, Errors } from '@kraft/protocol';
+import { type DescribeQuorumRequestData, type DescribeQuorumResponseData, Errors } from '@kraft/protocol';
 import type { RaftClientContext } from '../client/raft-client-context.js';
 import type { InboundRequest } from '../ports/network-channel.js';
 import type { ReplicaKey } from '../replica-key.js';
 import {
+  buildDescribeQuorumErrorResponse,
   buildDescribeQuorumResponse,
   type DescribeQuorumReplica,
   listenersOf,
@@ -10,11 +11,18 @@ import {
   singlePartition,
 } from '../rpc/raft-messages.js';
 
+interface DescribedReplica {
+  readonly replicaKey: ReplicaKey;
+  readonly endOffset: number | undefined;
+  readonly lastFetchTimestampMs: number;
+  readonly lastCaughtUpTimestampMs: number;
+}
+
 /** DescribeQuorum (KIP-595/853): the leader reports its voters, observers and high watermark. */
 export class DescribeQuorumHandler {
   constructor(private readonly context: RaftClientContext) {}
 
-  handleDescribeQuorumRequest(request: InboundRequest, nowMs: number) {
+  handleDescribeQuorumRequest(request: InboundRequest, nowMs: number): DescribeQuorumResponseData {
     const data = request.data as DescribeQuorumRequestData;
     const partition = singlePartition(data.topics);
     if (
@@ -22,45 +30,40 @@ export class DescribeQuorumHandler {
       !this.context.isReplicatedTopic(data.topics) ||
       partition.partitionIndex !== METADATA_PARTITION_INDEX
     ) {
-      return buildDescribeQuorumResponse({
-        topic: this.context.topic,
-        apiVersion: request.apiVersion,
-        errorCode: Errors.NONE.code,
-        partitionErrorCode: Errors.UNKNOWN_TOPIC_OR_PARTITION.code,
-      });
+      // Kafka answers for every partition asked about, whatever the request named.
+      const asked = data.topics.map((topic) => ({
+        topicName: topic.topicName,
+        partitionIndexes: topic.partitions.map((entry) => entry.partitionIndex),
+      }));
+      return buildDescribeQuorumErrorResponse(asked, Errors.UNKNOWN_TOPIC_OR_PARTITION);
     }
     if (!this.context.quorum.isLeader()) {
-      return buildDescribeQuorumResponse({
-        topic: this.context.topic,
-        apiVersion: request.apiVersion,
-        errorCode: Errors.NONE.code,
-        partitionErrorCode: Errors.NOT_LEADER_OR_FOLLOWER.code,
-      });
+      const ours = { topicName: this.context.topic.name, partitionIndexes: [METADATA_PARTITION_INDEX] };
+      return buildDescribeQuorumErrorResponse([ours], Errors.NOT_LEADER_OR_FOLLOWER);
     }
     const leader = this.context.quorum.leaderStateOrThrow();
-    const toReplica = (state: {
-      replicaKey: ReplicaKey;
-      endOffset: number | undefined;
-      lastFetchTimestampMs: number;
-      lastCaughtUpTimestampMs: number;
-    }): DescribeQuorumReplica => ({
-      replicaId: state.replicaKey.id,
-      replicaDirectoryId: state.replicaKey.directoryIdOrZero(),
-      logEndOffset: BigInt(state.endOffset ?? -1),
-      lastFetchTimestamp: BigInt(state.lastFetchTimestampMs),
-      lastCaughtUpTimestamp: BigInt(state.lastCaughtUpTimestampMs),
-    });
+    const leaderId = leader.localKey.id;
+    // Kafka reports the leader as having fetched and caught up at the time of the request.
+    const toReplica = (state: DescribedReplica): DescribeQuorumReplica => {
+      const isLeader = state.replicaKey.id === leaderId;
+      return {
+        replicaId: state.replicaKey.id,
+        replicaDirectoryId: state.replicaKey.directoryIdOrZero(),
+        logEndOffset: BigInt(state.endOffset ?? -1),
+        lastFetchTimestamp: BigInt(isLeader ? nowMs : state.lastFetchTimestampMs),
+        lastCaughtUpTimestamp: BigInt(isLeader ? nowMs : state.lastCaughtUpTimestampMs),
+      };
+    };
     return buildDescribeQuorumResponse({
       topic: this.context.topic,
       apiVersion: request.apiVersion,
-      errorCode: Errors.NONE.code,
       leader: leader.leaderAndEpoch(),
       highWatermark: leader.highWatermark() ?? -1,
       voters: leader.describeVoters().map(toReplica),
       observers: leader.describeObservers(nowMs).map(toReplica),
+      // One node per voter, as Kafka lists them, even when its endpoints are unknown.
       nodes: this.context.options.voters
         .voterNodes()
-        .filter((node) => !node.listeners.isEmpty())
         .map((node) => ({ nodeId: node.voterKey.id, listeners: listenersOf(node.listeners) })),
     });
   }

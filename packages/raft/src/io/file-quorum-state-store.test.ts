@@ -166,6 +166,23 @@ describe('FileQuorumStateStore format', () => {
     expect(() => store.readElectionState()).toThrow(CorruptQuorumStateError);
   });
 
+  it('names the file and says what the operator can do, and at what risk', () => {
+    const { fileSystem, store } = newStore();
+    writeRaw(fileSystem, '{"leaderId":');
+    let error: unknown;
+    try {
+      store.readElectionState();
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(CorruptQuorumStateError);
+    const { message } = error as CorruptQuorumStateError;
+    expect(message).toContain(`invalid quorum state file '${FILE}': not JSON.`);
+    expect(message).toContain(`Restore '${FILE}' from a backup`);
+    expect(message).toContain('Delete it only if the node may forget its vote');
+    expect(message).toContain('vote again in an epoch it has already voted in');
+  });
+
   it('refuses invalid UTF-8 and oversized files before parsing them', () => {
     const { fileSystem, store } = newStore();
     const handle = fileSystem.open(FILE, { create: true });

@@ -12,8 +12,15 @@
  * `CorruptQuorumStateError`, never a silent reset: forgetting a vote could elect two leaders.
  */
 import { writeFileAtomically } from '@kraft/log';
-import { invariant, Uuid } from '@kraft/protocol';
-import type { FileSystem } from '@kraft/records';
+import {
+  checkMethods,
+  checkNonEmptyString,
+  checkOptionsObject,
+  InvalidConfigurationError,
+  invariant,
+  Uuid,
+} from '@kraft/protocol';
+import { FILE_SYSTEM_METHODS, type FileSystem } from '@kraft/records';
 import type {
   QuorumStateData,
   QuorumStateDataVersion,
@@ -41,6 +48,14 @@ export class FileQuorumStateStore implements QuorumStateStore {
   private readonly directory: string;
 
   constructor(options: FileQuorumStateStoreOptions) {
+    checkOptionsObject('FileQuorumStateStore', options);
+    checkMethods('FileQuorumStateStore: fileSystem', options.fileSystem, FILE_SYSTEM_METHODS);
+    checkNonEmptyString('FileQuorumStateStore: path', options.path);
+    if (options.path.endsWith('/')) {
+      throw new InvalidConfigurationError(
+        `FileQuorumStateStore: path must name a file, got the directory '${options.path}'`,
+      );
+    }
     this.fileSystem = options.fileSystem;
     this.filePath = options.path;
     this.tempPath = `${options.path}${TEMP_SUFFIX}`;

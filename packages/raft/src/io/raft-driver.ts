@@ -11,7 +11,15 @@
  * The inbound queue is bounded: when it is full `deliverRequest`/`deliverResponse` return false
  * and the transport answers or drops as it would on a saturated socket.
  */
-import { KRaftError, type Logger, silentLogger } from '@kraft/protocol';
+import {
+  checkInteger,
+  checkMethods,
+  checkOptionsObject,
+  KRaftError,
+  LOGGER_METHODS,
+  type Logger,
+  silentLogger,
+} from '@kraft/protocol';
 import type { RaftClientObservableState } from '../kafka-raft-client.js';
 import type { InboundRequest, InboundResponse } from '../ports/network-channel.js';
 import type { Time } from '../ports/time.js';
@@ -84,6 +92,39 @@ export interface RaftDriverOptions {
   readonly maxSleepMs?: number;
 }
 
+const DRIVEN_CLIENT_METHODS = [
+  'poll',
+  'handleRequest',
+  'handleResponse',
+  'onLogFlushed',
+  'shutdown',
+  'isShutdownComplete',
+  'leaderAndEpoch',
+  'highWatermark',
+  'nodeId',
+  'scheduleAppend',
+] as const satisfies readonly (keyof DrivenRaftClient)[];
+const DRIVEN_LOG_METHODS = [
+  'endOffset',
+  'lastFlushedOffset',
+  'flush',
+  'close',
+] as const satisfies readonly (keyof DrivenRaftLog)[];
+
+/** What a JavaScript caller can get wrong in the driver's ports; each failure names the option. */
+function checkDriverPorts(options: RaftDriverOptions): void {
+  checkOptionsObject('RaftDriver', options);
+  checkMethods('RaftDriver: client', options.client, DRIVEN_CLIENT_METHODS);
+  checkMethods('RaftDriver: log', options.log, DRIVEN_LOG_METHODS);
+  checkMethods('RaftDriver: time', options.time, ['milliseconds']);
+  if (options.logger !== undefined) checkMethods('RaftDriver: logger', options.logger, LOGGER_METHODS);
+}
+
+/** A bound of at least 1: with 0 or NaN the driver would refuse every message or spin. */
+function positiveOption(name: string, value: number | undefined, defaultValue: number): number {
+  return value === undefined ? defaultValue : checkInteger(`RaftDriver: ${name}`, value, { minimum: 1 });
+}
+
 /** The driver stopped because the core or the disk failed; the node must not continue. */
 export class RaftDriverError extends KRaftError {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -119,13 +160,14 @@ export class RaftDriver {
   private latency = { count: 0, lastMs: undefined as number | undefined, maxMs: 0, totalMs: 0 };
 
   constructor(options: RaftDriverOptions) {
+    checkDriverPorts(options);
     this.client = options.client;
     this.log = options.log;
     this.time = options.time;
     this.logger = (options.logger ?? silentLogger).child({ component: 'raft-driver' });
-    this.maxQueuedMessages = options.maxQueuedMessages ?? 4096;
-    this.maxTrackedAppends = options.maxTrackedAppends ?? 10_000;
-    this.maxSleepMs = options.maxSleepMs ?? 1000;
+    this.maxQueuedMessages = positiveOption('maxQueuedMessages', options.maxQueuedMessages, 4096);
+    this.maxTrackedAppends = positiveOption('maxTrackedAppends', options.maxTrackedAppends, 10_000);
+    this.maxSleepMs = positiveOption('maxSleepMs', options.maxSleepMs, 1000);
   }
 
   /** Starts the loop; the promise settles when the driver stops (rejects on a fatal error). */

@@ -6,4 +6,7 @@ export const RaftApiKey = {
   END_QUORUM_EPOCH: 54,
   DESCRIBE_QUORUM: 55,
   FETCH_SNAPSHOT: 59,
+  ADD_RAFT_VOTER: 80,
+  REMOVE_RAFT_VOTER: 81,
+  UPDATE_RAFT_VOTER: 82,
 } as const;

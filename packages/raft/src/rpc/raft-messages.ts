@@ -5,6 +5,7 @@
  * message data; the transport encodes them at the negotiated version.
  */
 import {
+  type ApiError,
   type BeginQuorumEpochRequestData,
   type BeginQuorumEpochResponseData,
   type DescribeQuorumResponseData,
@@ -465,42 +466,69 @@ export function buildFetchSnapshotResponse(options: {
 
 // --- DescribeQuorum ---------------------------------------------------------------------------
 
+/**
+ * The leader's answer (Kafka's `RaftUtil.singletonDescribeQuorumResponse`). Kafka's data classes
+ * default a string to "", so both error messages travel as empty strings, not null.
+ */
 export function buildDescribeQuorumResponse(options: {
   topic?: ReplicatedTopic;
   /** The request's version: fields the version lacks are left at their defaults. */
   apiVersion: number;
-  errorCode: number;
-  partitionErrorCode?: number;
-  leader?: LeaderAndEpoch;
-  highWatermark?: number;
-  voters?: DescribeQuorumReplica[];
-  observers?: DescribeQuorumReplica[];
-  nodes?: { nodeId: number; listeners: { name: string; host: string; port: number }[] }[];
+  leader: LeaderAndEpoch;
+  highWatermark: number;
+  voters: DescribeQuorumReplica[];
+  observers: DescribeQuorumReplica[];
+  nodes: { nodeId: number; listeners: { name: string; host: string; port: number }[] }[];
 }): DescribeQuorumResponseData {
-  if (options.errorCode !== Errors.NONE.code) {
-    return { errorCode: options.errorCode, errorMessage: null, topics: [], nodes: [] };
-  }
-  const partitionErrorCode = options.partitionErrorCode ?? Errors.NONE.code;
   return {
     errorCode: Errors.NONE.code,
-    errorMessage: null,
+    errorMessage: '',
     topics: [
       {
         topicName: (options.topic ?? METADATA_TOPIC).name,
         partitions: [
           {
             partitionIndex: METADATA_PARTITION_INDEX,
-            errorCode: partitionErrorCode,
-            errorMessage: null,
-            leaderId: options.leader?.leaderId ?? -1,
-            leaderEpoch: options.leader?.epoch ?? -1,
-            highWatermark: BigInt(options.highWatermark ?? -1),
-            currentVoters: options.voters ?? [],
-            observers: options.observers ?? [],
+            errorCode: Errors.NONE.code,
+            errorMessage: '',
+            leaderId: options.leader.leaderId ?? -1,
+            leaderEpoch: options.leader.epoch,
+            highWatermark: BigInt(options.highWatermark),
+            currentVoters: options.voters,
+            observers: options.observers,
           },
         ],
       },
     ],
-    nodes: options.apiVersion >= 2 ? (options.nodes ?? []) : [],
+    nodes: options.apiVersion >= 2 ? options.nodes : [],
+  };
+}
+
+/**
+ * A partition-level error for each `{ topicName, partitionIndexes }` given (Kafka's
+ * `DescribeQuorumResponse.singletonErrorResponse` and `getPartitionLevelErrorResponse`): the
+ * error's Kafka text, and leader id, epoch and high watermark left at the data class's 0.
+ */
+export function buildDescribeQuorumErrorResponse(
+  topics: readonly { topicName: string; partitionIndexes: readonly number[] }[],
+  error: ApiError,
+): DescribeQuorumResponseData {
+  return {
+    errorCode: Errors.NONE.code,
+    errorMessage: '',
+    topics: topics.map((topic) => ({
+      topicName: topic.topicName,
+      partitions: topic.partitionIndexes.map((partitionIndex) => ({
+        partitionIndex,
+        errorCode: error.code,
+        errorMessage: error.defaultMessage,
+        leaderId: 0,
+        leaderEpoch: 0,
+        highWatermark: 0n,
+        currentVoters: [],
+        observers: [],
+      })),
+    })),
+    nodes: [],
   };
 }

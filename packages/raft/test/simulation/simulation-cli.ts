@@ -1,15 +1,50 @@
 /**
- * `pnpm sim`: runs simulation seeds in worker processes and prints Jepsen-style counts.
- *
- *   KRAFT_SEED=<n> pnpm sim          replay one seed; on failure print its event trace
- *   pnpm sim --seeds 1000            the CI tier (seeds 1..1000 unless --from), 2 workers
- *   pnpm sim --seeds 100000 --shards 100   the long tier: per-shard lines, then totals
- *   options: --from <n>  --workers <n>  --scenario <name>  --trace (print the trace tail)
- *            --trace-lines <n> (how many trace lines to keep, default 4000)
+ * `pnpm sim`: runs simulation seeds in worker processes and prints Jepsen-style counts; the
+ * options are in `SIMULATION_USAGE` (`pnpm sim --help`).
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { KRaftError } from '@kraft/protocol';
 import { runSeed } from './run-seed.js';
+import { SCENARIOS } from './scenarios.js';
 import { type SeedOptions, type SeedResult, SeedTotals, seedFailed } from './seed-result.js';
+
+export const SIMULATION_USAGE = `Usage: pnpm sim [options]
+
+Runs deterministic simulation seeds and prints their counts; exit 1 if a seed fails.
+
+  KRAFT_SEED=<n> pnpm sim          replay one seed; on failure print its event trace
+  pnpm sim --seeds 1000            the CI tier (seeds 1..1000 unless --from), 2 workers
+  pnpm sim --seeds 100000 --shards 100   the long tier: per-shard lines, then totals
+
+Options:
+  --seeds <n>        how many seeds to run (default 100)
+  --from <n>         the first seed (default 1)
+  --seed <n>         replay one seed (as KRAFT_SEED)
+  --workers <n>      worker processes (default 2)
+  --shards <n>       split the run into shards, one line each (default 1)
+  --scenario <name>  force one scenario on every seed
+  --trace            print the trace tail of every seed
+  --trace-lines <n>  trace lines to keep (default 4000)
+  -h, --help         print this and exit
+
+Scenarios: ${SCENARIOS.map((scenario) => scenario.name).join(', ')}
+`;
+
+/** The exit code for a bad command line, as the test server's. */
+export const USAGE_EXIT_CODE = 2;
+
+/** A command line `pnpm sim` cannot run: the message says what is wrong with it. */
+export class SimulationUsageError extends KRaftError {
+  constructor(message: string) {
+    super('INVALID_ARGUMENT', message);
+  }
+
+  static isUsageError(value: unknown): value is SimulationUsageError {
+    return KRaftError.isInstance(value) && value.code === 'INVALID_ARGUMENT';
+  }
+}
+
+const VALUE_OPTIONS = ['seeds', 'from', 'workers', 'shards', 'scenario', 'trace-lines', 'seed'];
 
 export interface CliOptions {
   readonly seeds: number[];
@@ -24,30 +59,29 @@ export function parseCliArguments(argv: readonly string[], environment: NodeJS.P
   const flags = new Map<string, string>();
   for (let index = 0; index < argv.length; index += 1) {
     const argument = argv[index] as string;
-    if (!argument.startsWith('--')) throw new Error(`unexpected argument '${argument}'`);
+    if (!argument.startsWith('--')) throw new SimulationUsageError(`unexpected argument '${argument}'`);
     const [name, inline] = argument.slice(2).split('=', 2) as [string, string | undefined];
     if (name === 'trace') {
       flags.set(name, 'true');
       continue;
     }
+    if (!VALUE_OPTIONS.includes(name)) throw new SimulationUsageError(`unknown option --${name}`);
     const value = inline ?? argv[++index];
-    if (value === undefined) throw new Error(`--${name} needs a value`);
+    if (value === undefined) throw new SimulationUsageError(`--${name} needs a value`);
     flags.set(name, value);
-  }
-  for (const name of flags.keys()) {
-    if (!['seeds', 'from', 'workers', 'shards', 'scenario', 'trace', 'trace-lines', 'seed'].includes(name)) {
-      throw new Error(`unknown option --${name}`);
-    }
   }
   const integer = (name: string, fallback: number): number => {
     const text = flags.get(name);
     if (text === undefined) return fallback;
     const value = Number(text);
     if (!Number.isSafeInteger(value) || value < 0)
-      throw new Error(`--${name} must be a non-negative integer`);
+      throw new SimulationUsageError(`--${name} must be a non-negative integer, got '${text}'`);
     return value;
   };
   const scenario = flags.get('scenario');
+  if (scenario !== undefined && !SCENARIOS.some((known) => known.name === scenario)) {
+    throw new SimulationUsageError(`unknown scenario '${scenario}'`);
+  }
   const printTrace = flags.has('trace');
   const traceLines = flags.has('trace-lines') ? integer('trace-lines', 4000) : undefined;
   const seedOptions: SeedOptions = {
@@ -59,7 +93,9 @@ export function parseCliArguments(argv: readonly string[], environment: NodeJS.P
   const replaySeed = seedFromEnvironment ?? flags.get('seed');
   if (replaySeed !== undefined) {
     const seed = Number(replaySeed);
-    if (!Number.isSafeInteger(seed)) throw new Error(`KRAFT_SEED must be an integer, got '${replaySeed}'`);
+    if (!Number.isSafeInteger(seed)) {
+      throw new SimulationUsageError(`KRAFT_SEED must be an integer, got '${replaySeed}'`);
+    }
     return { seeds: [seed], workers: 1, shards: 1, replay: true, printTrace, seedOptions };
   }
   const count = integer('seeds', 100);
@@ -156,10 +192,45 @@ export function serveSeeds(): void {
   });
 }
 
-export async function main(argv: readonly string[], environment: NodeJS.ProcessEnv): Promise<number> {
-  const options = parseCliArguments(argv, environment);
+/** Where `main` writes; the process's streams unless a test captures them. */
+export interface SimulationOutput {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+}
+
+const PROCESS_OUTPUT: SimulationOutput = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
+/** The options, or the exit code after printing the usage (`--help`) or what is wrong with the line. */
+function readCommandLine(
+  argv: readonly string[],
+  environment: NodeJS.ProcessEnv,
+  output: SimulationOutput,
+): CliOptions | number {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    output.stdout(SIMULATION_USAGE);
+    return 0;
+  }
+  try {
+    return parseCliArguments(argv, environment);
+  } catch (error) {
+    if (!SimulationUsageError.isUsageError(error)) throw error;
+    output.stderr(`pnpm sim: ${error.message}\n\n${SIMULATION_USAGE}`);
+    return USAGE_EXIT_CODE;
+  }
+}
+
+export async function main(
+  argv: readonly string[],
+  environment: NodeJS.ProcessEnv,
+  output: SimulationOutput = PROCESS_OUTPUT,
+): Promise<number> {
+  const options = readCommandLine(argv, environment, output);
+  if (typeof options === 'number') return options;
   const write = (line: string): void => {
-    process.stdout.write(`${line}\n`);
+    output.stdout(`${line}\n`);
   };
   const startedMs = performance.now();
   const totals = new SeedTotals();

@@ -20,6 +20,22 @@ export interface FileSystem {
   removeDirectory(directory: string): void;
   /** Makes the directory's entries (creations, renames, removals) durable. */
   syncDirectory(directory: string): void;
+  /**
+   * Takes an exclusive lock on `path` (creating the file if absent; its parent must exist), or
+   * returns undefined when another holder has it: another process, or another lock on the same
+   * file in this process. The lock lasts until `release()` or the death of the process (an OS
+   * lock, never a pid file), so a crash never leaves a stale lock behind.
+   */
+  tryLockFile(path: string): FileLock | undefined;
+}
+
+/** An exclusive lock held on one file (see `FileSystem.tryLockFile`). */
+export interface FileLock {
+  readonly path: string;
+  /** False after `release()` (and, in MemoryFileSystem, after a simulated crash). */
+  isHeld(): boolean;
+  /** Gives the lock up; a second call does nothing. The file itself stays. */
+  release(): void;
 }
 
 export interface OpenOptions {
@@ -41,3 +57,16 @@ export interface FileHandle {
   syncAsync(): Promise<void>;
   close(): void;
 }
+
+/** Every method of `FileSystem`: what an options check asks of a file system a caller passes in. */
+export const FILE_SYSTEM_METHODS = [
+  'open',
+  'exists',
+  'list',
+  'mkdir',
+  'rename',
+  'unlink',
+  'removeDirectory',
+  'syncDirectory',
+  'tryLockFile',
+] as const satisfies readonly (keyof FileSystem)[];

@@ -1,5 +1,5 @@
 import { FileSystemError } from '../errors/file-system-error.js';
-import type { FileHandle, FileSystem, OpenOptions } from './file-system.js';
+import type { FileHandle, FileLock, FileSystem, OpenOptions } from './file-system.js';
 
 /** What a simulated power loss does to bytes written since a file's last sync. */
 export type CrashMode = 'drop-unsynced' | 'tear-unsynced' | 'garble-unsynced';
@@ -114,6 +114,8 @@ export class MemoryFileSystem implements FileSystem {
   private durable = new Map<string, Inode>();
   private readonly directories = new Set<string>(['/']);
   private faults: PendingFault[] = [];
+  /** Held file locks by path; a crash (the process dies) drops them all, as the OS would. */
+  private readonly locks = new Map<string, MemoryFileLock>();
   /** Bumped on crash: handles opened before it fail, as a dead process's descriptors would. */
   private generation = 0;
   syncCount = 0;
@@ -147,6 +149,7 @@ export class MemoryFileSystem implements FileSystem {
     this.live = new Map(this.durable);
     this.generation += 1;
     this.faults = [];
+    this.locks.clear();
   }
 
   open(path: string, options: OpenOptions = {}): FileHandle {
@@ -216,6 +219,18 @@ export class MemoryFileSystem implements FileSystem {
     for (const [path, inode] of this.live) {
       if (isEntryOf(path, directory)) this.durable.set(path, inode);
     }
+  }
+
+  tryLockFile(path: string): FileLock | undefined {
+    if (this.locks.has(path)) return undefined;
+    this.open(path, { create: true }).close();
+    const lock: MemoryFileLock = new MemoryFileLock(
+      path,
+      () => this.locks.get(path) === lock,
+      () => this.locks.delete(path),
+    );
+    this.locks.set(path, lock);
+    return lock;
   }
 
   /** The current bytes of a file (a copy), for assertions in tests. */
@@ -291,5 +306,23 @@ class MemoryFileHandle implements FileHandle {
 
   close(): void {
     this.closed = true;
+  }
+}
+
+class MemoryFileLock implements FileLock {
+  constructor(
+    readonly path: string,
+    /** Whether the file system still records this lock (a crash or a release ends that). */
+    private readonly isCurrent: () => boolean,
+    private readonly forget: () => void,
+  ) {}
+
+  isHeld(): boolean {
+    return this.isCurrent();
+  }
+
+  release(): void {
+    // After a crash the path may be locked by the next incarnation: leave that lock alone.
+    if (this.isCurrent()) this.forget();
   }
 }

@@ -1,6 +1,20 @@
 import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import { FileSystemError } from '../errors/file-system-error.js';
-import type { FileHandle, FileSystem, OpenOptions } from './file-system.js';
+import type { FileHandle, FileLock, FileSystem, OpenOptions } from './file-system.js';
+
+/**
+ * The OS lock calls of `fs-native-extensions` (Node has none): on Linux an open-file-description
+ * `fcntl` lock over the whole file (F_OFD_SETLK), elsewhere flock(2). Both belong to the open
+ * file, so they die with the process. See docs/adr/0012.
+ */
+interface NativeFileLocks {
+  /** True when the exclusive lock was taken, false when another holder has it. */
+  tryLock(fd: number): boolean;
+  unlock(fd: number): void;
+}
+
+const nativeFileLocks = createRequire(import.meta.url)('fs-native-extensions') as NativeFileLocks;
 
 function attempt<T>(operation: string, path: string, body: () => T): T {
   try {
@@ -70,6 +84,32 @@ class NodeFileHandle implements FileHandle {
   }
 }
 
+class NodeFileLock implements FileLock {
+  readonly path: string;
+  private fd: number | undefined;
+
+  constructor(path: string, fd: number) {
+    this.path = path;
+    this.fd = fd;
+  }
+
+  isHeld(): boolean {
+    return this.fd !== undefined;
+  }
+
+  release(): void {
+    const fd = this.fd;
+    if (fd === undefined) return;
+    this.fd = undefined;
+    // Closing alone would release it too; unlocking first says so, whatever the platform.
+    try {
+      attempt('unlock', this.path, () => nativeFileLocks.unlock(fd));
+    } finally {
+      attempt('close', this.path, () => fs.closeSync(fd));
+    }
+  }
+}
+
 /** The file port over node:fs with positional, synchronous reads and writes. */
 export class NodeFileSystem implements FileSystem {
   open(path: string, options: OpenOptions = {}): FileHandle {
@@ -102,6 +142,19 @@ export class NodeFileSystem implements FileSystem {
 
   removeDirectory(directory: string): void {
     attempt('rmdir', directory, () => fs.rmSync(directory, { recursive: true, force: true }));
+  }
+
+  tryLockFile(path: string): FileLock | undefined {
+    const fd = attempt('open', path, () =>
+      fs.openSync(path, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o644),
+    );
+    let locked = false;
+    try {
+      locked = attempt('lock', path, () => nativeFileLocks.tryLock(fd));
+    } finally {
+      if (!locked) fs.closeSync(fd);
+    }
+    return locked ? new NodeFileLock(path, fd) : undefined;
   }
 
   syncDirectory(directory: string): void {

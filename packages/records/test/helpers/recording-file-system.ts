@@ -1,4 +1,4 @@
-import type { FileHandle, FileSystem, OpenOptions } from '../../src/fs/file-system.js';
+import type { FileHandle, FileLock, FileSystem, OpenOptions } from '../../src/fs/file-system.js';
 
 export interface ReadRange {
   readonly path: string;
@@ -56,6 +56,10 @@ export class RecordingFileSystem implements FileSystem {
 
   syncDirectory(directory: string): void {
     this.inner.syncDirectory(directory);
+  }
+
+  tryLockFile(path: string): FileLock | undefined {
+    return this.inner.tryLockFile(path);
   }
 
   /** The furthest byte any read reached (exclusive). */
