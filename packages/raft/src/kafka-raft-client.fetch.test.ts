@@ -64,6 +64,53 @@ describe('Fetch handling by the leader', () => {
     expect(context.client.highWatermark()).toBe(hwm + 1);
   });
 
+  it('counts only what the flush covered, not what was appended while it ran', async () => {
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2]).build();
+    const epoch = await context.becomeLeader();
+    await context.advanceHighWatermarkAsLeader();
+    const nowMs = context.time.milliseconds();
+    context.client.scheduleAppend(epoch, [Buffer.from('a')]);
+    context.client.poll(nowMs);
+    // A flush starts covering X; before it completes the leader appends up to Y.
+    const flushedOffset = await context.log.flush();
+    context.client.scheduleAppend(epoch, [Buffer.from('b')]);
+    context.client.poll(nowMs);
+    const endOffset = context.log.endOffset();
+    expect(endOffset).toBe(flushedOffset + 1);
+    context.client.onLogFlushed(flushedOffset, nowMs);
+    // One follower holds Y: with the leader's durable X that is a majority at X only.
+    context.deliverRequest(
+      FETCH,
+      context.fetchRequest({ epoch, replicaId: 1, fetchOffset: endOffset, lastFetchedEpoch: epoch }),
+      1,
+    );
+    context.client.poll(nowMs);
+    expect(context.client.highWatermark()).toBe(flushedOffset);
+  });
+
+  it('a flush report above what the log has made durable counts only the durable part', async () => {
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2]).build();
+    const epoch = await context.becomeLeader();
+    await context.advanceHighWatermarkAsLeader();
+    const nowMs = context.time.milliseconds();
+    context.client.scheduleAppend(epoch, [Buffer.from('a')]);
+    context.client.poll(nowMs);
+    const flushedOffset = await context.log.flush();
+    context.client.scheduleAppend(epoch, [Buffer.from('b')]);
+    context.client.poll(nowMs);
+    const endOffset = context.log.endOffset();
+    // A driver that reports the log end instead of what its flush covered.
+    context.client.onLogFlushed(endOffset, nowMs);
+    context.deliverRequest(
+      FETCH,
+      context.fetchRequest({ epoch, replicaId: 1, fetchOffset: endOffset, lastFetchedEpoch: epoch }),
+      1,
+    );
+    context.client.poll(nowMs);
+    expect(context.log.lastFlushedOffset()).toBe(flushedOffset);
+    expect(context.client.highWatermark()).toBe(flushedOffset);
+  });
+
   it('never moves the high watermark backwards when a follower reports a lower offset', async () => {
     const context = await RaftClientTestContext.builder(0, [0, 1, 2]).build();
     const epoch = await context.becomeLeader();
