@@ -48,6 +48,8 @@ export interface ClusterOptions {
   readonly sabotage?: Sabotage;
   /** Values applied between two snapshots of each node's state machine. */
   readonly snapshotEveryRecords: number;
+  /** The disk's usual fdatasync time: a flush completes within [0, this] ms when no fault slows it. */
+  readonly flushDelayMaxMs: number;
   readonly maxEvents: number;
   readonly keepTraceLines?: number;
 }
@@ -214,7 +216,7 @@ export class Cluster {
   readonly checker: InvariantChecker;
   readonly nodes: SimulatedNode[] = [];
   readonly violations: string[] = [];
-  readonly edgeFaults: EdgeFaults = { timerJitterMs: 0, flushDelayMaxMs: 2 };
+  readonly edgeFaults: EdgeFaults;
   readonly voterIds: number[];
   events = 0;
   /** Simulated power losses (R4's crash points). */
@@ -240,6 +242,7 @@ export class Cluster {
 
   constructor(readonly options: ClusterOptions) {
     this.trace = new Trace(options.keepTraceLines ?? 4000);
+    this.edgeFaults = { timerJitterMs: 0, flushDelayMaxMs: options.flushDelayMaxMs };
     const codec = options.roundTripMessages ? this.checkedCodec(protocolCodec) : undefined;
     this.router = new MessageRouter(
       this.scheduler,

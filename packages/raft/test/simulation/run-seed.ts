@@ -73,6 +73,9 @@ export async function runSeed(seed: number, options: SeedOptions = {}): Promise<
     roundTripMessages: options.roundTripMessages ?? CODEC_FROM_ENVIRONMENT,
     ...sabotageOption(sabotage),
     snapshotEveryRecords: random.pick([5, 20, 100]),
+    // A fast disk on most seeds; a slower fdatasync on the others, so appends, polls and crashes
+    // land while a flush is in flight in every scenario, not only under the slow-flush fault.
+    flushDelayMaxMs: random.pick([2, 2, 10, 40]),
     maxEvents: MAX_EVENTS_PER_SEED,
     ...(options.traceLines === undefined ? {} : { keepTraceLines: options.traceLines }),
   });

@@ -69,7 +69,7 @@ function healEverything(cluster: Cluster): void {
   cluster.router.partitions.heal();
   cluster.router.conditions = { ...HEALTHY_LINKS };
   cluster.edgeFaults.timerJitterMs = 0;
-  cluster.edgeFaults.flushDelayMaxMs = 2;
+  cluster.edgeFaults.flushDelayMaxMs = cluster.options.flushDelayMaxMs;
   for (const nodeId of cluster.nodeIds()) if (!cluster.isRunning(nodeId)) cluster.start(nodeId);
   cluster.restartStoppedNodes = true;
   cluster.trace.record(cluster.nowMs(), 'heal');
@@ -434,7 +434,9 @@ async function runRandomFaultMix(cluster: Cluster, random: SimulationRandom): Pr
         cluster.edgeFaults.timerJitterMs = random.chance(0.5) ? random.between(1, 50) : 0;
         break;
       case 12:
-        cluster.edgeFaults.flushDelayMaxMs = random.chance(0.5) ? random.between(5, 200) : 2;
+        cluster.edgeFaults.flushDelayMaxMs = random.chance(0.5)
+          ? random.between(5, 200)
+          : cluster.options.flushDelayMaxMs;
         break;
       case 13: {
         // Back-to-back leader partitions: isolate the leader, then whoever replaces it.
