@@ -34,6 +34,16 @@ function expectFollowerOfOneInEpochFive(context: RaftClientTestContext): void {
   context.assertElectedLeader(5, 1);
 }
 
+/** Leader 1 answers `fetch` as it would have in epoch 4, with `fields`; then the follower polls. */
+async function answerInEpochFour(
+  context: RaftClientTestContext,
+  fetch: ReturnType<RaftClientTestContext['assertSentFetchRequest']>,
+  fields: Omit<Parameters<RaftClientTestContext['fetchResponse']>[0], 'epoch' | 'leaderId'>,
+): Promise<void> {
+  context.deliverResponse(fetch, context.fetchResponse({ epoch: 4, leaderId: 1, ...fields }));
+  await context.poll();
+}
+
 /** The client's request bookkeeping: whether a stale answer backed a connection off. */
 function requestManagerOf(context: RaftClientTestContext): RequestManager {
   return (context.client as unknown as { requestManager: RequestManager }).requestManager;
@@ -42,16 +52,7 @@ function requestManagerOf(context: RaftClientTestContext): RequestManager {
 describe('a follower of leader 1 in epoch 5 ignores a Fetch response from it tagged epoch 4', () => {
   it('with records', async () => {
     const { context, fetch } = await followerOfOneInEpochFive();
-    context.deliverResponse(
-      fetch,
-      context.fetchResponse({
-        epoch: 4,
-        leaderId: 1,
-        records: recordsOf(0, 4, ['a', 'b']),
-        highWatermark: 2,
-      }),
-    );
-    await context.poll();
+    await answerInEpochFour(context, fetch, { records: recordsOf(0, 4, ['a', 'b']), highWatermark: 2 });
     expect(context.log.endOffset()).toBe(0);
     expect(context.client.highWatermark()).toBeUndefined();
     expect(context.listener.committedValues()).toEqual([]);
@@ -62,16 +63,7 @@ describe('a follower of leader 1 in epoch 5 ignores a Fetch response from it tag
 
   it('with a diverging epoch', async () => {
     const { context, fetch } = await followerOfOneInEpochFive(['a', 'b', 'c']);
-    context.deliverResponse(
-      fetch,
-      context.fetchResponse({
-        epoch: 4,
-        leaderId: 1,
-        highWatermark: 0,
-        divergingEpoch: { epoch: 3, offset: 1 },
-      }),
-    );
-    await context.poll();
+    await answerInEpochFour(context, fetch, { highWatermark: 0, divergingEpoch: { epoch: 3, offset: 1 } });
     expect(context.log.endOffset()).toBe(3);
     expectFollowerOfOneInEpochFive(context);
     context.assertSentFetchRequest({ epoch: 5, fetchOffset: 3, lastFetchedEpoch: 3 });
@@ -79,8 +71,7 @@ describe('a follower of leader 1 in epoch 5 ignores a Fetch response from it tag
 
   it('with a higher high watermark', async () => {
     const { context, fetch } = await followerOfOneInEpochFive(['a', 'b', 'c']);
-    context.deliverResponse(fetch, context.fetchResponse({ epoch: 4, leaderId: 1, highWatermark: 3 }));
-    await context.poll();
+    await answerInEpochFour(context, fetch, { highWatermark: 3 });
     expect(context.client.highWatermark()).toBeUndefined();
     expect(context.log.highWatermark()).toBe(0);
     expect(context.listener.committedValues()).toEqual([]);
@@ -89,16 +80,7 @@ describe('a follower of leader 1 in epoch 5 ignores a Fetch response from it tag
 
   it('with a snapshot id', async () => {
     const { context, fetch } = await followerOfOneInEpochFive();
-    context.deliverResponse(
-      fetch,
-      context.fetchResponse({
-        epoch: 4,
-        leaderId: 1,
-        highWatermark: 10,
-        snapshotId: { offset: 10, epoch: 4 },
-      }),
-    );
-    await context.poll();
+    await answerInEpochFour(context, fetch, { highWatermark: 10, snapshotId: { offset: 10, epoch: 4 } });
     expect(context.sentRequests(RaftApiKey.FETCH_SNAPSHOT)).toEqual([]);
     context.assertSentFetchRequest({ epoch: 5, fetchOffset: 0, lastFetchedEpoch: 0 });
   });
@@ -118,20 +100,21 @@ describe('a follower downloading a snapshot from leader 1 in epoch 5', () => {
     return { context, snapshotId, request: request! };
   }
 
-  it('ignores a FetchSnapshot chunk tagged epoch 4', async () => {
-    const { context, snapshotId, request } = await downloading();
-    context.deliverResponse(
-      request,
-      context.fetchSnapshotResponse({
-        epoch: 4,
-        leaderId: 1,
-        snapshotId,
-        size: 100,
-        position: 0,
-        bytes: Buffer.alloc(40, 7),
-      }),
-    );
+  /** Leader 1 answers the FetchSnapshot as it would have in epoch 4; then the follower polls. */
+  async function answerChunkInEpochFour(
+    download: Awaited<ReturnType<typeof downloading>>,
+    chunk: { size: number; bytes: Buffer; errorCode?: number },
+  ): Promise<void> {
+    const { context, snapshotId, request } = download;
+    const response = { epoch: 4, leaderId: 1, snapshotId, position: 0, ...chunk };
+    context.deliverResponse(request, context.fetchSnapshotResponse(response));
     await context.poll();
+  }
+
+  it('ignores a FetchSnapshot chunk tagged epoch 4', async () => {
+    const download = await downloading();
+    const { context } = download;
+    await answerChunkInEpochFour(download, { size: 100, bytes: Buffer.alloc(40, 7) });
     // The download goes on from position 0: the stale chunk was not written.
     const [next] = context.sentRequests(RaftApiKey.FETCH_SNAPSHOT);
     expect(next).toBeDefined();
@@ -142,20 +125,13 @@ describe('a follower downloading a snapshot from leader 1 in epoch 5', () => {
   });
 
   it('ignores a SNAPSHOT_NOT_FOUND tagged epoch 4 and keeps downloading', async () => {
-    const { context, snapshotId, request } = await downloading();
-    context.deliverResponse(
-      request,
-      context.fetchSnapshotResponse({
-        epoch: 4,
-        leaderId: 1,
-        snapshotId,
-        size: 0,
-        position: 0,
-        bytes: Buffer.alloc(0),
-        errorCode: Errors.SNAPSHOT_NOT_FOUND.code,
-      }),
-    );
-    await context.poll();
+    const download = await downloading();
+    const { context } = download;
+    await answerChunkInEpochFour(download, {
+      size: 0,
+      bytes: Buffer.alloc(0),
+      errorCode: Errors.SNAPSHOT_NOT_FOUND.code,
+    });
     expect(context.sentRequests(FETCH)).toEqual([]);
     expect(context.sentRequests(RaftApiKey.FETCH_SNAPSHOT)).toHaveLength(1);
   });

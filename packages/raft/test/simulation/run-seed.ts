@@ -75,7 +75,7 @@ export async function runSeed(seed: number, options: SeedOptions = {}): Promise<
     snapshotEveryRecords: random.pick([5, 20, 100]),
     // A fast disk on most seeds; a slower fdatasync on the others, so appends, polls and crashes
     // land while a flush is in flight in every scenario, not only under the slow-flush fault.
-    flushDelayMaxMs: random.pick([2, 2, 10, 40]),
+    flushDelayMaxMs: random.pick([2, 2, 5, 20]),
     maxEvents: MAX_EVENTS_PER_SEED,
     ...(options.traceLines === undefined ? {} : { keepTraceLines: options.traceLines }),
   });

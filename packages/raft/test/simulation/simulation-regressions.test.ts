@@ -73,49 +73,44 @@ describe('planted bugs are caught', () => {
       scenario: 'elect-initial-leader',
       sabotage: 'committed-read-past-hwm',
     });
-    expect(result.violations.join('\n')).toMatch(/at or above the high watermark/);
+    expect(result.violations.join('\n')).toMatch(/(past|at or above) the high watermark/);
   });
 
-  it.each([11, 23])(
-    'a flush that reports the log end at completion, not what it covered, is caught (seed %i)',
-    async (seed) => {
-      // Only flushes that take simulated time let appends land between a flush's start and end.
-      const scenario = 'recover-after-all-nodes-killed';
-      const sabotaged = await runSeed(seed, { scenario, sabotage: 'flush-reports-log-end' });
-      expect(sabotaged.violations.join('\n')).toMatch(/below the flushed offset/);
-      const honest = await runSeed(seed, { scenario });
-      expect(honest.violations, describeFailure(honest)).toEqual([]);
-    },
-  );
-
-  it.each([1, 4])(
-    'a core that leaves snapshots above the HWM to the log is caught by the snapshot probe (seed %i)',
-    async (seed) => {
-      const scenario = 'elect-initial-leader';
-      const sabotaged = await runSeed(seed, { scenario, sabotage: 'snapshot-above-hwm' });
-      expect(sabotaged.violations.join('\n')).toMatch(
-        /above the high watermark \d+ was refused by the log, not by the core/,
-      );
-      const honest = await runSeed(seed, { scenario });
-      expect(honest.violations, describeFailure(honest)).toEqual([]);
-    },
-  );
-
-  it('a committed read that refills its buffer past the HWM is caught on a seed with a small buffer', async () => {
+  it.each([
+    // Only flushes that take simulated time let appends land between a flush's start and end.
+    ['flush-reports-log-end', 21, 'recover-after-all-nodes-killed', /below the flushed offset/],
+    ['flush-reports-log-end', 45, 'recover-after-all-nodes-killed', /below the flushed offset/],
+    [
+      'snapshot-above-hwm',
+      1,
+      'elect-initial-leader',
+      /above the high watermark \d+ was refused by the log, not by the core/,
+    ],
+    [
+      'snapshot-above-hwm',
+      4,
+      'elect-initial-leader',
+      /above the high watermark \d+ was refused by the log, not by the core/,
+    ],
     // KAFKA-20841's shape: invisible with the 8 MiB buffer, caught once a read spans refills.
-    const scenario = 'random-fault-mix';
-    const sabotaged = await runSeed(4, { scenario, sabotage: 'committed-refill-past-hwm' });
-    expect(sabotaged.violations.join('\n')).toMatch(/(past|at or above) the high watermark/);
-    const honest = await runSeed(4, { scenario });
-    expect(honest.violations, describeFailure(honest)).toEqual([]);
-  });
-
-  it.each([2, 3])(
-    'a follower granting pre-votes despite a live leader breaks StableEpoch (seed %i)',
-    async (seed) => {
-      const scenario = 'leadership-stable-when-a-follower-rejoins';
-      const sabotaged = await runSeed(seed, { scenario, sabotage: 'pre-vote-despite-leader' });
-      expect(sabotaged.violations.join('\n')).toMatch(/StableEpoch: node \d+ persisted epoch/);
+    ['committed-refill-past-hwm', 4, 'random-fault-mix', /(past|at or above) the high watermark/],
+    [
+      'pre-vote-despite-leader',
+      2,
+      'leadership-stable-when-a-follower-rejoins',
+      /StableEpoch: node \d+ persisted epoch/,
+    ],
+    [
+      'pre-vote-despite-leader',
+      3,
+      'leadership-stable-when-a-follower-rejoins',
+      /StableEpoch: node \d+ persisted epoch/,
+    ],
+  ] as const)(
+    'sabotage %s is caught on seed %i (%s), which runs clean without it',
+    async (sabotage, seed, scenario, caught) => {
+      const sabotaged = await runSeed(seed, { scenario, sabotage });
+      expect(sabotaged.violations.join('\n')).toMatch(caught);
       const honest = await runSeed(seed, { scenario });
       expect(honest.violations, describeFailure(honest)).toEqual([]);
     },
