@@ -454,10 +454,16 @@ async function runRandomFaultMix(cluster: Cluster, random: SimulationRandom): Pr
         if (next !== undefined && next !== leader) cluster.router.partitions.isolate(next, nodeIds);
         break;
       }
-      case 14:
-        // Only from a settled cluster; otherwise this round injects nothing.
+      case 14: {
+        // A StableEpoch episode needs a settled cluster: heal the network, restart stopped nodes,
+        // give it a few election timeouts to settle, and skip the episode if it does not.
+        cluster.router.partitions.heal();
+        cluster.router.conditions = { ...HEALTHY_LINKS };
+        for (const nodeId of nodeIds) if (!cluster.isRunning(nodeId)) cluster.start(nodeId);
+        await cluster.runUntil(() => cluster.settledLeader() !== undefined, electionTimeouts(cluster, 4));
         await cutOffAndHealFollower(cluster, random);
         break;
+      }
     }
     const links = cluster.router.conditions;
     cluster.trace.record(
