@@ -1,4 +1,4 @@
-import type { FileHandle, FileSystem, OpenOptions } from '@kraft/records';
+import type { FileHandle, FileLock, FileSystem, OpenOptions } from '@kraft/records';
 
 /** When a flush's fdatasync completes: the harness opens the gate after simulated time. */
 export interface SyncGate {
@@ -49,6 +49,10 @@ export class GatedSyncFileSystem implements FileSystem {
 
   syncDirectory(directory: string): void {
     this.disk.syncDirectory(directory);
+  }
+
+  tryLockFile(path: string): FileLock | undefined {
+    return this.disk.tryLockFile(path);
   }
 }
 
