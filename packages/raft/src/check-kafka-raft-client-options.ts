@@ -86,6 +86,9 @@ export function checkKafkaRaftClientOptions(options: unknown): void {
   if (given['localEndpoints'] !== undefined) {
     checkInstance(name('localEndpoints'), given['localEndpoints'], Endpoints);
   }
+  if (given['listenerReadBufferBytes'] !== undefined) {
+    checkInteger(name('listenerReadBufferBytes'), given['listenerReadBufferBytes'], { minimum: 1 });
+  }
   checkKraftVersion(given['kraftVersion']);
   checkRpcVersions(given['rpcVersions']);
   checkTopic(given['topic']);

@@ -34,5 +34,12 @@ export interface KafkaRaftClientOptions {
    * `__raft_performance_test` with topic id `Uuid(0, 2)`.
    */
   readonly topic?: ReplicatedTopic;
+  /**
+   * The reused read buffer of the listener readers (committed batches and snapshots), which
+   * refill it from the log's files: RecordsIterator's `maxBatchSizeBytes`, Kafka's
+   * MAX_BATCH_SIZE_BYTES (8 MiB, the default). The simulator makes it small so a committed read
+   * spans several refills, the shape KAFKA-20841 needed.
+   */
+  readonly listenerReadBufferBytes?: number;
   readonly logger?: Logger;
 }

@@ -16,6 +16,34 @@ function offsetsOf(records: Buffer | null): number[] {
   );
 }
 
+/**
+ * A leader of three voters whose flush covered X (`flushedOffset`) while it appended on to Y
+ * (`endOffset`, X + 1); the flush's completion is not reported yet.
+ */
+async function leaderAppendingDuringFlush() {
+  const context = await RaftClientTestContext.builder(0, [0, 1, 2]).build();
+  const epoch = await context.becomeLeader();
+  await context.advanceHighWatermarkAsLeader();
+  const nowMs = context.time.milliseconds();
+  context.client.scheduleAppend(epoch, [Buffer.from('a')]);
+  context.client.poll(nowMs);
+  const flushedOffset = await context.log.flush();
+  context.client.scheduleAppend(epoch, [Buffer.from('b')]);
+  context.client.poll(nowMs);
+  const endOffset = context.log.endOffset();
+  expect(endOffset).toBe(flushedOffset + 1);
+  return { context, epoch, nowMs, flushedOffset, endOffset };
+}
+
+/** Voter 1 fetches at `fetchOffset`: it holds everything below it. */
+function fetchAt(context: RaftClientTestContext, epoch: number, fetchOffset: number): void {
+  context.deliverRequest(
+    FETCH,
+    context.fetchRequest({ epoch, replicaId: 1, fetchOffset, lastFetchedEpoch: epoch }),
+    1,
+  );
+}
+
 describe('Fetch handling by the leader', () => {
   it('advances the high watermark once a majority has the data, past the epoch start', async () => {
     const context = await RaftClientTestContext.builder(0, [0, 1, 2]).build();
@@ -62,6 +90,25 @@ describe('Fetch handling by the leader', () => {
     const flushed = await context.log.flush();
     context.client.onLogFlushed(flushed, context.time.milliseconds());
     expect(context.client.highWatermark()).toBe(hwm + 1);
+  });
+
+  it('counts only what the flush covered, not what was appended while it ran', async () => {
+    const { context, epoch, nowMs, flushedOffset, endOffset } = await leaderAppendingDuringFlush();
+    context.client.onLogFlushed(flushedOffset, nowMs);
+    // One follower holds Y: with the leader's durable X that is a majority at X only.
+    fetchAt(context, epoch, endOffset);
+    context.client.poll(nowMs);
+    expect(context.client.highWatermark()).toBe(flushedOffset);
+  });
+
+  it('a flush report above what the log has made durable counts only the durable part', async () => {
+    const { context, epoch, nowMs, flushedOffset, endOffset } = await leaderAppendingDuringFlush();
+    // A driver that reports the log end instead of what its flush covered.
+    context.client.onLogFlushed(endOffset, nowMs);
+    fetchAt(context, epoch, endOffset);
+    context.client.poll(nowMs);
+    expect(context.log.lastFlushedOffset()).toBe(flushedOffset);
+    expect(context.client.highWatermark()).toBe(flushedOffset);
   });
 
   it('never moves the high watermark backwards when a follower reports a lower offset', async () => {

@@ -58,6 +58,59 @@ describe('KafkaRaftClient on the real RaftLog (MemoryFileSystem)', () => {
     expect(context.listener.committedBatches.every((batch) => batch.lastOffset < 3)).toBe(true);
   });
 
+  it.each([17, 100, 333])(
+    'with a %i-byte listener buffer, a committed read spanning many refills stops at the HWM',
+    async (readBufferBytes) => {
+      const context = await RaftClientTestContext.builder(0, [0, 1, 2])
+        .withLogFactory(realLogFactory())
+        .withListenerReadBufferBytes(readBufferBytes)
+        .build();
+      const epoch = await context.becomeLeader();
+      // Batches of 1-3 values, some larger than the smaller buffers, then a tail above the HWM.
+      for (let round = 0; round < 30; round += 1) {
+        const values = Array.from({ length: 1 + (round % 3) }, (_, index) =>
+          Buffer.from(`v${round}.${index}`),
+        );
+        context.client.scheduleAppend(epoch, values);
+        await context.poll();
+      }
+      const highWatermark = context.log.endOffset();
+      for (let round = 0; round < 10; round += 1) {
+        context.client.scheduleAppend(epoch, [Buffer.from(`uncommitted${round}`)]);
+        await context.poll();
+      }
+      for (const voterId of [1, 2]) {
+        context.deliverRequest(
+          RaftApiKey.FETCH,
+          context.fetchRequest({
+            epoch,
+            replicaId: voterId,
+            fetchOffset: highWatermark,
+            lastFetchedEpoch: epoch,
+          }),
+          voterId,
+        );
+      }
+      await context.poll();
+      await context.poll();
+      expect(context.client.highWatermark()).toBe(highWatermark);
+      expect(context.log.endOffset()).toBe(highWatermark + 10);
+      // One committed read of the whole prefix, many times the buffer: every committed value, nothing more.
+      expect(context.listener.lastCommittedOffset()).toBe(highWatermark - 1);
+      const values = context.listener.committedValues();
+      expect(values).toHaveLength(60);
+      expect(values.some((value) => value.startsWith('uncommitted'))).toBe(false);
+    },
+  );
+
+  it('refuses a listener read buffer that is not a positive integer', async () => {
+    for (const bytes of [0, -1, 1.5]) {
+      await expect(
+        RaftClientTestContext.builder(0, [0]).withListenerReadBufferBytes(bytes).build(),
+      ).rejects.toThrow(/KafkaRaftClient: listenerReadBufferBytes must be an integer in \[1, /);
+    }
+  });
+
   it('a follower appends, truncates on divergence, and never exposes offsets at or above the HWM', async () => {
     const context = await RaftClientTestContext.builder(0, [0, 1, 2])
       .withElectedLeader(4, 1)

@@ -25,10 +25,32 @@ async function leaderWithSnapshot(values: readonly string[], voters = [0]) {
 }
 
 describe('createSnapshot', () => {
-  it('refuses an end offset above the high watermark', async () => {
+  it('refuses an end offset past the log end', async () => {
     const context = await RaftClientTestContext.builder(0, [0]).build();
     await context.poll();
     expect(() => context.client.createSnapshot({ offset: 5, epoch: 1 }, 0)).toThrow(InvalidSnapshotError);
+  });
+
+  it('refuses an end offset above the high watermark but within the log, before asking the log', async () => {
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2]).build();
+    const epoch = await context.becomeLeader();
+    await context.advanceHighWatermarkAsLeader();
+    const highWatermark = context.client.highWatermark()!;
+    // Uncommitted batches above the high watermark: the id is valid and batch aligned in the log.
+    context.client.scheduleAppend(epoch, [Buffer.from('a')]);
+    await context.poll();
+    context.client.scheduleAppend(epoch, [Buffer.from('b')]);
+    await context.poll();
+    expect(context.client.highWatermark()).toBe(highWatermark);
+    expect(context.log.endOffset()).toBe(highWatermark + 2);
+    const createNewSnapshot = vi.spyOn(context.log, 'createNewSnapshot');
+    for (const offset of [highWatermark + 1, highWatermark + 2]) {
+      expect(context.log.validateOffsetAndEpoch(offset, epoch).kind).toBe('valid');
+      expect(() => context.client.createSnapshot({ offset, epoch }, 0)).toThrow(InvalidSnapshotError);
+    }
+    // The core refuses on its own: the log's own check is never what stops it.
+    expect(createNewSnapshot).not.toHaveBeenCalled();
+    expect(context.client.createSnapshot({ offset: highWatermark, epoch }, 0)).toBeDefined();
   });
 
   it('refuses an id whose epoch does not match the log', async () => {

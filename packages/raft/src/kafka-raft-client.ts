@@ -57,6 +57,7 @@ import { FollowerFetch } from './handlers/follower-fetch.js';
 import { QuorumEpochHandler } from './handlers/quorum-epoch-handler.js';
 import { VoteHandler } from './handlers/vote-handler.js';
 import { VoterChangeHandler } from './handlers/voter-change-handler.js';
+import { MAX_BATCH_SIZE_BYTES } from './internals/batch-accumulator.js';
 import { RecordsSnapshotWriter } from './internals/records-snapshot-writer.js';
 import type { KafkaRaftClientOptions } from './kafka-raft-client-options.js';
 import type { InboundRequest, InboundResponse, NetworkChannel } from './ports/network-channel.js';
@@ -141,6 +142,8 @@ export class KafkaRaftClient implements RaftClient {
     const nodeId = options.nodeId;
     this.localEndpoints =
       options.localEndpoints ?? (nodeId === undefined ? Endpoints.EMPTY : options.voters.listeners(nodeId));
+    // Checked with the other options (checkKafkaRaftClientOptions).
+    const listenerReadBufferBytes = options.listenerReadBufferBytes ?? MAX_BATCH_SIZE_BYTES;
     const kraftVersion = options.kraftVersion ?? 0;
     this.kraftVersion = kraftVersion;
     this.quorum = new QuorumState({
@@ -205,7 +208,7 @@ export class KafkaRaftClient implements RaftClient {
       this.quorumEpochHandler,
       this.followerFetch,
     );
-    this.listenerDispatch = new ListenerDispatch(this.log, this.quorum, this.logger);
+    this.listenerDispatch = new ListenerDispatch(this.log, this.quorum, this.logger, listenerReadBufferBytes);
   }
 
   // --- lifecycle --------------------------------------------------------------------------

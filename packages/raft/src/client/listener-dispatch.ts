@@ -18,6 +18,8 @@ export class ListenerDispatch {
     private readonly log: RaftLog,
     private readonly quorum: QuorumState,
     private readonly logger: Logger,
+    /** The listener readers' refill buffer (KafkaRaftClientOptions.listenerReadBufferBytes). */
+    private readonly readBufferBytes: number,
   ) {}
 
   /** Takes effect at the next `pollListeners`. */
@@ -56,7 +58,7 @@ export class ListenerDispatch {
       invariant(raw !== undefined, () => `latest snapshot ${latest.offset}-${latest.epoch} cannot be read`);
       context.nextOffset = latest.offset;
       this.logger.info({ offset: latest.offset, epoch: latest.epoch }, 'listener loads snapshot');
-      context.listener.handleLoadSnapshot(new RecordsSnapshotReader(raw));
+      context.listener.handleLoadSnapshot(new RecordsSnapshotReader(raw, this.readBufferBytes));
     } else if (context.nextOffset === -1) {
       invariant(
         this.log.startOffset() === 0,
@@ -75,6 +77,7 @@ export class ListenerDispatch {
       baseOffset: context.nextOffset,
       records: info.records,
       highWatermark,
+      readBufferBytes: this.readBufferBytes,
       onClose: (closed) => context.onReaderClosed(closed),
     });
     context.lastSent = reader;

@@ -12,6 +12,7 @@ export class RecordsBatchReader implements BatchReader {
   readonly baseOffset: number;
   private readonly records: Records;
   private readonly highWatermark: number;
+  private readonly readBufferBytes: number | undefined;
   private readonly onClose: (reader: RecordsBatchReader) => void;
   private lastReturnedOffset: number | undefined;
   private iterated = false;
@@ -21,18 +22,25 @@ export class RecordsBatchReader implements BatchReader {
     baseOffset: number;
     records: Records;
     highWatermark: number;
+    /** The iterator's refill buffer for file records (default: RecordsIterator's 8 MiB). */
+    readBufferBytes?: number;
     onClose: (reader: RecordsBatchReader) => void;
   }) {
     this.baseOffset = options.baseOffset;
     this.records = options.records;
     this.highWatermark = options.highWatermark;
+    this.readBufferBytes = options.readBufferBytes;
     this.onClose = options.onClose;
   }
 
   *[Symbol.iterator](): Iterator<Batch> {
     invariant(!this.iterated, () => 'a BatchReader can be iterated once');
     this.iterated = true;
-    for (const batch of new RecordsIterator(this.records)) {
+    const iterator = new RecordsIterator(
+      this.records,
+      this.readBufferBytes === undefined ? {} : { maxBatchSizeBytes: this.readBufferBytes },
+    );
+    for (const batch of iterator) {
       if (this.closed) return;
       invariant(
         batch.lastOffset < this.highWatermark,

@@ -13,11 +13,14 @@ export class RecordsSnapshotReader implements SnapshotReader {
   readonly lastContainedLogOffset: number;
   readonly lastContainedLogEpoch: number;
   private readonly raw: RawSnapshotReader;
+  private readonly iteratorOptions: { maxBatchSizeBytes?: number };
   private timestamp: number | undefined;
   private closed = false;
 
-  constructor(raw: RawSnapshotReader) {
+  /** `readBufferBytes`: the iterator's refill buffer for a file snapshot (default 8 MiB). */
+  constructor(raw: RawSnapshotReader, readBufferBytes?: number) {
     this.raw = raw;
+    this.iteratorOptions = readBufferBytes === undefined ? {} : { maxBatchSizeBytes: readBufferBytes };
     this.snapshotId = raw.snapshotId;
     this.lastContainedLogOffset = raw.snapshotId.offset - 1;
     this.lastContainedLogEpoch = raw.snapshotId.epoch;
@@ -25,7 +28,7 @@ export class RecordsSnapshotReader implements SnapshotReader {
 
   lastContainedLogTimestamp(): number {
     if (this.timestamp === undefined) {
-      const first = new RecordsIterator(this.raw.records()).next();
+      const first = new RecordsIterator(this.raw.records(), this.iteratorOptions).next();
       const header = first.done === true ? undefined : first.value.controlRecords[0];
       invariant(
         header?.type === ControlRecordType.SNAPSHOT_HEADER,
@@ -42,7 +45,7 @@ export class RecordsSnapshotReader implements SnapshotReader {
       !this.closed,
       () => `snapshot reader ${this.snapshotId.offset}-${this.snapshotId.epoch} is closed`,
     );
-    yield* new RecordsIterator(this.raw.records());
+    yield* new RecordsIterator(this.raw.records(), this.iteratorOptions);
   }
 
   /** The raw reader belongs to the log (shared and cached there), so closing it is the log's job. */

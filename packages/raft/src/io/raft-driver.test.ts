@@ -133,6 +133,30 @@ describe('RaftDriver', () => {
     await driver.shutdown(1000);
   });
 
+  it('reports the offset a flush covered, not the appends made while it was in flight', async () => {
+    const { driver, client, log } = newDriver();
+    client.deadlineDelayMs = 60_000;
+    driver.scheduleAppend(3, [Buffer.from('a'), Buffer.from('b')]);
+    await vi.waitFor(() => expect(log.flushes).toHaveLength(1));
+    const first = log.flushes[0]!;
+    expect(first.end).toBe(2);
+    // Appends reach 5 while the flush of 2 is still running.
+    driver.scheduleAppend(3, [Buffer.from('c'), Buffer.from('d'), Buffer.from('e')]);
+    await vi.waitFor(() => expect(client.calls.at(-1)).toBe('poll'));
+    expect(log.end).toBe(5);
+    first.resolve(first.end);
+    await vi.waitFor(() => expect(client.calls.some((call) => call.startsWith('flushed'))).toBe(true));
+    expect(client.calls.filter((call) => call.startsWith('flushed'))).toEqual(['flushed 2']);
+    // The rest gets a flush of its own, reported when it completes.
+    await vi.waitFor(() => expect(log.flushes).toHaveLength(2));
+    const second = log.flushes[1]!;
+    expect(second.end).toBe(5);
+    second.resolve(second.end);
+    await vi.waitFor(() => expect(client.calls).toContain('flushed 5'));
+    client.shutdownComplete = true;
+    await driver.shutdown(1000);
+  });
+
   it('stops with a typed error when a flush fails, and refuses messages afterwards', async () => {
     const { driver, log, stopped } = newDriver();
     driver.scheduleAppend(3, [Buffer.from('a')]);

@@ -741,6 +741,7 @@ export class RaftClientTestContextBuilder {
   private logger: Logger | undefined;
   private kraftVersion: 0 | 1 = 0;
   private topic: ReplicatedTopic = METADATA_TOPIC;
+  private listenerReadBufferBytes: number | undefined;
 
   constructor(localId: number | undefined, voterIds: number[]) {
     this.localId = localId;
@@ -794,6 +795,12 @@ export class RaftClientTestContextBuilder {
   /** The topic the client replicates (default `__cluster_metadata`). */
   withTopic(topic: ReplicatedTopic): this {
     this.topic = topic;
+    return this;
+  }
+
+  /** The listener readers' refill buffer (KafkaRaftClientOptions.listenerReadBufferBytes). */
+  withListenerReadBufferBytes(bytes: number): this {
+    this.listenerReadBufferBytes = bytes;
     return this;
   }
 
@@ -858,6 +865,9 @@ export class RaftClientTestContextBuilder {
       rpcVersions,
       kraftVersion: this.kraftVersion,
       topic: this.topic,
+      ...(this.listenerReadBufferBytes === undefined
+        ? {}
+        : { listenerReadBufferBytes: this.listenerReadBufferBytes }),
       ...(this.logger === undefined ? {} : { logger: this.logger }),
     });
     const listener = new MockListener();

@@ -1,4 +1,4 @@
-import { DescribeQuorumRequest, type DescribeQuorumResponseData } from '@kraft/protocol';
+import { DescribeQuorumRequest, type DescribeQuorumResponseData, KRaftError } from '@kraft/protocol';
 import { type CrashMode, MemoryFileSystem } from '@kraft/records';
 import { FileQuorumStateStore } from '../../src/io/file-quorum-state-store.js';
 import type { InboundRequest, InboundResponse } from '../../src/ports/network-channel.js';
@@ -10,6 +10,7 @@ import type {
 import type { RaftLog } from '../../src/ports/raft-log.js';
 import { CommittedHistory } from './committed-history.js';
 import { describeEvent, EventScheduler, type SimulationEvent } from './event-scheduler.js';
+import { GatedSyncFileSystem, type SyncGate } from './gated-sync-file-system.js';
 import { ALL_INVARIANTS, InvariantChecker, type NodeView, type RunningNodeView } from './invariants.js';
 import {
   ADMIN_CLIENT_ID,
@@ -18,6 +19,7 @@ import {
   type RouterEndpoint,
   type SimulatedNetworkChannel,
 } from './message-router.js';
+import { HEALTHY_LINKS, type LinkConditions } from './network-filters.js';
 import {
   createSimulatedClient,
   openSimulatedLog,
@@ -46,6 +48,8 @@ export interface ClusterOptions {
   readonly sabotage?: Sabotage;
   /** Values applied between two snapshots of each node's state machine. */
   readonly snapshotEveryRecords: number;
+  /** The disk's usual fdatasync time: a flush completes within [0, this] ms when no fault slows it. */
+  readonly flushDelayMaxMs: number;
   readonly maxEvents: number;
   readonly keepTraceLines?: number;
 }
@@ -62,6 +66,12 @@ const DESCRIBE_QUORUM = 55;
 
 /** Most uncommitted offsets in the leader's log before the workload holds back. */
 const MAX_UNCOMMITTED_OFFSETS = 200;
+
+function hasHealthyLinks(conditions: LinkConditions): boolean {
+  return (Object.keys(HEALTHY_LINKS) as (keyof LinkConditions)[]).every(
+    (key) => conditions[key] === HEALTHY_LINKS[key],
+  );
+}
 
 /** The top frames of an error's stack, for failure reports. */
 function stackOf(error: unknown): string | undefined {
@@ -94,10 +104,43 @@ class ObservedQuorumStateStore implements QuorumStateStore {
   }
 }
 
+/**
+ * One log flush in flight, as the driver runs it: it starts after a poll (the log captures the end
+ * it covers and issues the fdatasync), and its sync completes when the harness opens the gate,
+ * after simulated time. Only then does the log report the covered offset and the driver pass it on.
+ */
+class FlushInFlight implements SyncGate {
+  /** The log's answer; never rejects (a failure is the error). */
+  outcome: Promise<{ offset: number } | { error: unknown }> | undefined;
+  private readonly completion: Promise<void>;
+  private release: () => void = () => {};
+  /** Settles when the log issued its first file sync (or finished without one). */
+  readonly issued: Promise<void>;
+  private markIssued: () => void = () => {};
+
+  constructor() {
+    this.completion = new Promise((resolve) => {
+      this.release = resolve;
+    });
+    this.issued = new Promise((resolve) => {
+      this.markIssued = resolve;
+    });
+  }
+
+  awaitCompletion(): Promise<void> {
+    this.markIssued();
+    return this.completion;
+  }
+
+  complete(): void {
+    this.release();
+  }
+}
+
 /** One process incarnation of a node. */
 class RunningNode implements RunningNodeView, RouterEndpoint {
   pollEvent: SimulationEvent | undefined;
-  flushScheduled = false;
+  flush: FlushInFlight | undefined;
   shutdownDeadlineMs: number | undefined;
 
   constructor(
@@ -173,7 +216,7 @@ export class Cluster {
   readonly checker: InvariantChecker;
   readonly nodes: SimulatedNode[] = [];
   readonly violations: string[] = [];
-  readonly edgeFaults: EdgeFaults = { timerJitterMs: 0, flushDelayMaxMs: 2 };
+  readonly edgeFaults: EdgeFaults;
   readonly voterIds: number[];
   events = 0;
   /** Simulated power losses (R4's crash points). */
@@ -189,13 +232,17 @@ export class Cluster {
   appendsFailed = 0;
   private workload: SimulationEvent | undefined;
   private workloadIntervalMs = 10;
-  /** After the first leader, no other leader or higher epoch may be persisted (StableLeadership). */
-  private stableLeadership: { epoch: number } | 'armed' | undefined;
+  /**
+   * After the first leader, no other leader or higher epoch may be persisted (StableLeadership);
+   * `reason` names a StableEpoch watch, which holds only while its episode lasts.
+   */
+  private stableLeadership: { epoch: number; reason?: string } | 'armed' | undefined;
   private nextAdminCorrelationId = 1;
   private readonly describeQuorumExpectations = new Map<number, { leaderId: number; epoch: number }>();
 
   constructor(readonly options: ClusterOptions) {
     this.trace = new Trace(options.keepTraceLines ?? 4000);
+    this.edgeFaults = { timerJitterMs: 0, flushDelayMaxMs: options.flushDelayMaxMs };
     const codec = options.roundTripMessages ? this.checkedCodec(protocolCodec) : undefined;
     this.router = new MessageRouter(
       this.scheduler,
@@ -281,10 +328,15 @@ export class Cluster {
 
   private startProcess(node: SimulatedNode, nowMs: number): void {
     const nodeId = node.nodeId;
+    let running: RunningNode | undefined;
+    // A file sync outside a flush (none today) completes at once.
+    const gate: SyncGate = {
+      awaitCompletion: () => running?.flush?.awaitCompletion() ?? Promise.resolve(),
+    };
     const log = openSimulatedLog(
-      node.fileSystem,
+      new GatedSyncFileSystem(node.fileSystem, gate),
       METADATA_LOG_DIRECTORY,
-      this.options.raftConfig.log,
+      this.options.raftConfig,
       () => this.nowMs(),
       this.options.sabotage,
     );
@@ -298,7 +350,6 @@ export class Cluster {
       (data) => this.onPersistedElection(nodeId, data),
     );
     const channel = this.router.channelFor(nodeId, node.incarnation);
-    let running: RunningNode | undefined;
     const counter = new ReplicatedCounter(
       {
         nodeId,
@@ -321,6 +372,7 @@ export class Cluster {
       random: node.random.fork(),
       config: this.options.raftConfig,
       nowMs,
+      sabotage: this.options.sabotage,
     });
     running = new RunningNode(nodeId, node.incarnation, log, client, counter, channel, this);
     client.register(counter);
@@ -439,7 +491,7 @@ export class Cluster {
     this.maybeScheduleFlush(running);
     // The core asks for an immediate poll while data awaits a flush; with the flush already
     // scheduled, poll again soon rather than spin until it completes.
-    if (deadlineMs <= nowMs && running.flushScheduled) deadlineMs = nowMs + 5;
+    if (deadlineMs <= nowMs && running.flush !== undefined) deadlineMs = nowMs + 5;
     const jitterMs =
       this.edgeFaults.timerJitterMs > 0
         ? this.node(running.nodeId).random.nextInt(this.edgeFaults.timerJitterMs + 1)
@@ -448,27 +500,48 @@ export class Cluster {
     this.requestPoll(running, nextMs);
   }
 
-  /** The driver's background flush: durable after a random delay, then reported to the core. */
+  /**
+   * The driver's background flush: it starts right after the poll that left data unflushed and
+   * covers what the log holds then; it completes after a random delay, during which the node keeps
+   * polling, appending and answering, and may crash (losing what came after the flush's start).
+   */
   private maybeScheduleFlush(running: RunningNode): void {
-    if (running.flushScheduled || running.log.lastFlushedOffset() >= running.log.endOffset()) return;
-    running.flushScheduled = true;
+    if (running.flush !== undefined || running.log.lastFlushedOffset() >= running.log.endOffset()) return;
+    const flush = new FlushInFlight();
+    running.flush = flush;
+    this.scheduler.schedule(0, `flush ${running.nodeId} start`, () => this.startFlush(running, flush));
+  }
+
+  private async startFlush(running: RunningNode, flush: FlushInFlight): Promise<void> {
     const node = this.node(running.nodeId);
+    if (node.current !== running) return;
+    const outcome = running.log.flush().then(
+      (offset) => ({ offset }),
+      (error: unknown) => ({ error }),
+    );
+    flush.outcome = outcome;
+    // The log captures its end and issues the sync in its first microtasks: wait for that here,
+    // so nothing else runs between this event and the flush's start.
+    await Promise.race([flush.issued, outcome]);
     const delayMs =
       this.edgeFaults.flushDelayMaxMs > 0 ? node.random.nextInt(this.edgeFaults.flushDelayMaxMs + 1) : 0;
-    this.scheduler.schedule(delayMs, `flush ${running.nodeId}`, async () => {
-      if (node.current !== running) return;
-      let offset: number;
-      try {
-        offset = await running.log.flush();
-      } catch (error) {
-        this.violation(`node ${running.nodeId} flush failed: ${String(error)}`, stackOf(error));
-        this.crash(running.nodeId);
-        return;
-      }
-      running.flushScheduled = false;
-      if (node.current !== running) return;
-      this.onNodeCall(running, () => running.client.onLogFlushed(offset, this.nowMs()));
-    });
+    this.scheduler.schedule(delayMs, `flush ${running.nodeId} done`, () =>
+      this.completeFlush(running, flush),
+    );
+  }
+
+  private async completeFlush(running: RunningNode, flush: FlushInFlight): Promise<void> {
+    flush.complete();
+    const outcome = await flush.outcome;
+    running.flush = undefined;
+    // A crash or a shutdown meanwhile: the process that asked is gone, whatever the log says.
+    if (outcome === undefined || this.node(running.nodeId).current !== running) return;
+    if ('error' in outcome) {
+      this.violation(`node ${running.nodeId} flush failed: ${String(outcome.error)}`, stackOf(outcome.error));
+      this.crash(running.nodeId);
+      return;
+    }
+    this.onNodeCall(running, () => running.client.onLogFlushed(outcome.offset, this.nowMs()));
   }
 
   // ---------------------------------------------------------------- workload
@@ -491,6 +564,14 @@ export class Cluster {
   stopWorkload(): void {
     if (this.workload !== undefined) this.workload.cancelled = true;
     this.workload = undefined;
+  }
+
+  /** Stops the workload; the returned function restarts it at the same rate if it was running. */
+  pauseWorkload(): () => void {
+    if (this.workload === undefined) return () => {};
+    this.stopWorkload();
+    const intervalMs = this.workloadIntervalMs;
+    return () => this.startWorkload(intervalMs);
   }
 
   /** The running leader with the highest epoch. */
@@ -642,11 +723,82 @@ export class Cluster {
     }
   }
 
+  // ---------------------------------------------------------------- snapshots above the HWM
+
+  /**
+   * Every `intervalMs`, asks each running node whose log runs past its high watermark for a
+   * snapshot ending at its log end: an id the log itself would accept (batch aligned, in the log's
+   * epoch), so only the core's high-watermark check stands between it and an uncommitted snapshot.
+   * The core must refuse it itself, with InvalidSnapshotError.
+   */
+  startSnapshotProbe(intervalMs: number): void {
+    const tick = (): void => {
+      for (const node of this.nodes) {
+        const running = node.current;
+        if (running !== undefined) this.probeSnapshotAboveHighWatermark(running);
+      }
+      this.scheduler.schedule(intervalMs, 'snapshot-probe', tick);
+    };
+    this.scheduler.schedule(intervalMs, 'snapshot-probe', tick);
+  }
+
+  private probeSnapshotAboveHighWatermark(running: RunningNode): void {
+    const highWatermark = running.highWatermark();
+    const endOffset = running.log.endOffset();
+    if (highWatermark === undefined || endOffset <= highWatermark) return;
+    const snapshotId = { offset: endOffset, epoch: running.log.lastFetchedEpoch() };
+    if (running.log.validateOffsetAndEpoch(snapshotId.offset, snapshotId.epoch).kind !== 'valid') return;
+    const what = `node ${running.nodeId} snapshot ${endOffset}-${snapshotId.epoch} above the high watermark ${highWatermark}`;
+    try {
+      const writer = running.client.createSnapshot(snapshotId, this.nowMs());
+      if (writer !== undefined) {
+        writer.close();
+        this.violation(`${what} was allowed`);
+      }
+    } catch (error) {
+      if (!KRaftError.isInstance(error) || error.code !== 'INVALID_SNAPSHOT') {
+        this.violation(`${what} was refused by the log, not by the core: ${String(error)}`, stackOf(error));
+      }
+    }
+  }
+
   // ---------------------------------------------------------------- stable leadership
 
   /** From now on the first leader elected must stay the only one (Kafka's StableLeadership). */
   armStableLeadership(): void {
     this.stableLeadership = 'armed';
+  }
+
+  /** Until `releaseStableEpoch`, no node may persist an epoch above `epoch` (StableEpoch). */
+  expectStableEpoch(epoch: number, reason: string): void {
+    this.stableLeadership = { epoch, reason };
+  }
+
+  releaseStableEpoch(): void {
+    this.stableLeadership = undefined;
+  }
+
+  /**
+   * The state a StableEpoch watch may start from: every node up and not shutting down, no cut
+   * and healthy links (so nothing but the episode can cost the leader its majority), and every
+   * node in the leader's epoch following it. Returns the leader, or undefined.
+   */
+  settledLeader(): RunningNode | undefined {
+    const leader = this.leader();
+    if (
+      leader === undefined ||
+      !this.router.partitions.isHealed() ||
+      !hasHealthyLinks(this.router.conditions)
+    )
+      return undefined;
+    const epoch = leader.epoch();
+    for (const node of this.nodes) {
+      const running = node.current;
+      if (running === undefined || running.shutdownDeadlineMs !== undefined) return undefined;
+      const known = running.client.leaderAndEpoch();
+      if (known.epoch !== epoch || known.leaderId !== leader.nodeId) return undefined;
+    }
+    return leader;
   }
 
   private onPersistedElection(nodeId: number, data: QuorumStateData): void {
@@ -659,7 +811,9 @@ export class Cluster {
     if (stable === 'armed' && data.leaderId >= 0) this.stableLeadership = { epoch: data.leaderEpoch };
     else if (stable !== undefined && stable !== 'armed' && data.leaderEpoch > stable.epoch) {
       this.violation(
-        `StableLeadership: node ${nodeId} persisted epoch ${data.leaderEpoch} after leadership settled in ${stable.epoch}`,
+        stable.reason === undefined
+          ? `StableLeadership: node ${nodeId} persisted epoch ${data.leaderEpoch} after leadership settled in ${stable.epoch}`
+          : `StableEpoch: node ${nodeId} persisted epoch ${data.leaderEpoch} while ${stable.reason}`,
       );
     }
   }

@@ -1,4 +1,4 @@
-import { type Records, recordsToBuffer } from '@kraft/records';
+import { recordsToBuffer } from '@kraft/records';
 import type { RaftLog } from '../../src/ports/raft-log.js';
 import { type CommittedHistory, splitBatches } from './committed-history.js';
 

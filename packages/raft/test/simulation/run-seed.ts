@@ -1,6 +1,11 @@
 import { Cluster } from './cluster.js';
 import { ALL_INVARIANTS } from './invariants.js';
-import { parseSabotage, type Sabotage, type SimulationRaftConfig } from './node-factory.js';
+import {
+  parseSabotage,
+  plantCoreSabotage,
+  type Sabotage,
+  type SimulationRaftConfig,
+} from './node-factory.js';
 import { scenarioForSeed, scenarioNamed } from './scenarios.js';
 import type { SeedOptions, SeedResult } from './seed-result.js';
 import { SimulationRandom } from './simulation-random.js';
@@ -14,6 +19,9 @@ const CODEC_FROM_ENVIRONMENT = codecSetting !== '0';
 
 /** How often an admin client asks the leader for DescribeQuorum (simulated time). */
 const DESCRIBE_QUORUM_INTERVAL_MS = 500;
+
+/** How often every node is asked for a snapshot above its high watermark (simulated time). */
+const SNAPSHOT_PROBE_INTERVAL_MS = 300;
 
 /** The most events one seed may run before it counts as stuck (Kafka: 500,000 iterations). */
 export const MAX_EVENTS_PER_SEED = 500_000;
@@ -38,7 +46,10 @@ function raftConfigFor(random: SimulationRandom): SimulationRaftConfig {
     retentionMaxBytes: random.pick([4_096, 16_384, -1]),
     preallocateSegments: random.chance(0.3),
   };
-  return { quorum, log };
+  // Kafka's 8 MiB on most seeds; on the others a buffer smaller than one committed read, even
+  // smaller than one batch, so listener reads refill it many times (KAFKA-20841's shape).
+  const listenerReadBufferBytes = random.pick([8 * 1024 * 1024, 8 * 1024 * 1024, 64, 256, 1_024]);
+  return { quorum, log, listenerReadBufferBytes };
 }
 
 function sabotageOption(sabotage: Sabotage | undefined): { sabotage?: Sabotage } {
@@ -53,14 +64,18 @@ export async function runSeed(seed: number, options: SeedOptions = {}): Promise<
   const chosen = scenarioForSeed(random);
   const scenario = options.scenario === undefined ? chosen : scenarioNamed(options.scenario);
   const { voters, observers } = scenario.size(random);
+  const sabotage = parseSabotage(options.sabotage ?? SABOTAGE_FROM_ENVIRONMENT);
   const cluster = new Cluster({
     voters,
     observers,
     random,
     raftConfig: raftConfigFor(random),
     roundTripMessages: options.roundTripMessages ?? CODEC_FROM_ENVIRONMENT,
-    ...sabotageOption(parseSabotage(options.sabotage ?? SABOTAGE_FROM_ENVIRONMENT)),
+    ...sabotageOption(sabotage),
     snapshotEveryRecords: random.pick([5, 20, 100]),
+    // A fast disk on most seeds; a slower fdatasync on the others, so appends, polls and crashes
+    // land while a flush is in flight in every scenario, not only under the slow-flush fault.
+    flushDelayMaxMs: random.pick([2, 2, 5, 20]),
     maxEvents: MAX_EVENTS_PER_SEED,
     ...(options.traceLines === undefined ? {} : { keepTraceLines: options.traceLines }),
   });
@@ -68,12 +83,16 @@ export async function runSeed(seed: number, options: SeedOptions = {}): Promise<
   cluster.checker.selection = { ...ALL_INVARIANTS, ...scenario.invariants, ...disabled };
   cluster.trace.record(0, `seed ${seed} scenario ${scenario.name} voters ${voters} observers ${observers}`);
   cluster.startDescribeQuorumProbe(DESCRIBE_QUORUM_INTERVAL_MS);
+  cluster.startSnapshotProbe(SNAPSHOT_PROBE_INTERVAL_MS);
+  const removeCoreSabotage = plantCoreSabotage(sabotage);
   try {
     await scenario.run(cluster, random);
   } catch (error) {
     cluster.violation(
       `harness error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
     );
+  } finally {
+    removeCoreSabotage();
   }
   const appliedEnds = cluster.runningNodes().map((running) => running.counter.appliedOffset());
   const committedEnd = appliedEnds.length === 0 ? 0 : Math.min(...appliedEnds);

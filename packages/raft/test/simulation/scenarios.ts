@@ -69,7 +69,7 @@ function healEverything(cluster: Cluster): void {
   cluster.router.partitions.heal();
   cluster.router.conditions = { ...HEALTHY_LINKS };
   cluster.edgeFaults.timerJitterMs = 0;
-  cluster.edgeFaults.flushDelayMaxMs = 2;
+  cluster.edgeFaults.flushDelayMaxMs = cluster.options.flushDelayMaxMs;
   for (const nodeId of cluster.nodeIds()) if (!cluster.isRunning(nodeId)) cluster.start(nodeId);
   cluster.restartStoppedNodes = true;
   cluster.trace.record(cluster.nowMs(), 'heal');
@@ -109,6 +109,63 @@ export async function healAndConverge(cluster: Cluster): Promise<void> {
     electionTimeouts(cluster, 20),
   );
   cluster.converged = cluster.violations.length === 0;
+}
+
+/** How a follower is cut off from its leader in a StableEpoch episode. */
+const FOLLOWER_CUTS = ['isolated', 'cut from the leader', 'deaf to the leader'] as const;
+
+/**
+ * StableEpoch: a voter cut off from its leader (from everyone, from the leader alone, or from the
+ * leader's messages only), left out long enough to time out and campaign, then healed, must not
+ * move the epoch while the leader keeps a majority: pre-votes find a live leader everywhere. Runs
+ * only from a settled cluster (Cluster.settledLeader) with at least two other voters, so nothing
+ * but the episode touches the leader's majority; returns whether it ran.
+ */
+export async function cutOffAndHealFollower(cluster: Cluster, random: SimulationRandom): Promise<boolean> {
+  const leader = cluster.settledLeader();
+  if (leader === undefined) return false;
+  const followers = cluster.voterIds.filter((nodeId) => nodeId !== leader.nodeId);
+  if (followers.length < 2) return false;
+  const epoch = leader.epoch();
+  const follower = random.pick(followers);
+  const cut = random.pick(FOLLOWER_CUTS);
+  // Mostly with the workload paused and the follower caught up: its log is then as up to date as
+  // anyone's, so only the live-leader rule stops its pre-vote (a lagging log fails it anyway).
+  const resumeWorkload = random.chance(0.7) ? cluster.pauseWorkload() : () => {};
+  const caughtUp = await cluster.runUntil(
+    () => cluster.node(follower).current?.log.endOffset() === leader.log.endOffset(),
+    electionTimeouts(cluster, 4),
+  );
+  if (!caughtUp || cluster.settledLeader() !== leader) {
+    resumeWorkload();
+    return false;
+  }
+  if (cut === 'isolated') cluster.router.partitions.isolate(follower, cluster.nodeIds());
+  else if (cut === 'cut from the leader') cluster.router.partitions.block(follower, leader.nodeId);
+  else cluster.router.partitions.blockOneWay(leader.nodeId, follower);
+  const episode = `follower ${follower} was ${cut} and healed, leader ${leader.nodeId} of epoch ${epoch} keeping a majority`;
+  cluster.trace.record(cluster.nowMs(), `stable epoch watch: ${episode}`);
+  cluster.expectStableEpoch(epoch, episode);
+  await cluster.runFor(electionTimeouts(cluster, random.between(2, 6)));
+  cluster.router.partitions.heal();
+  const highWatermark = leader.highWatermark() ?? 0;
+  await expectWithin(
+    cluster,
+    `follower ${follower} back with leader ${leader.nodeId} in epoch ${epoch} at high watermark ${highWatermark}`,
+    () => {
+      const running = cluster.node(follower).current;
+      const known = running?.client.leaderAndEpoch();
+      return (
+        known?.leaderId === leader.nodeId &&
+        known.epoch === epoch &&
+        (running?.highWatermark() ?? -1) >= highWatermark
+      );
+    },
+    electionTimeouts(cluster, 10),
+  );
+  cluster.releaseStableEpoch();
+  resumeWorkload();
+  return true;
 }
 
 const between = (low: number, high: number) => (random: SimulationRandom) => random.between(low, high);
@@ -232,6 +289,27 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   {
+    name: 'leadership-stable-when-a-follower-rejoins',
+    size: (random) => ({ voters: random.between(3, 5), observers: random.between(0, 2) }),
+    async run(cluster, random) {
+      startAll(cluster);
+      cluster.startWorkload(10);
+      await awaitLeader(cluster);
+      await awaitHighWatermark(cluster, 10);
+      const episodes = random.between(1, 3);
+      for (let episode = 0; episode < episodes && cluster.violations.length === 0; episode += 1) {
+        await expectWithin(
+          cluster,
+          'every node following one leader',
+          () => cluster.settledLeader() !== undefined,
+          electionTimeouts(cluster, 10),
+        );
+        await cutOffAndHealFollower(cluster, random);
+      }
+      await healAndConverge(cluster);
+    },
+  },
+  {
     name: 'progress-after-back-to-back-leader-failures',
     size: (random) => ({ voters: random.between(3, 5), observers: 0 }),
     async run(cluster) {
@@ -286,7 +364,8 @@ export const SCENARIOS: readonly Scenario[] = [
  * A random mix of every fault, injected one at a time at random intervals for a random duration:
  * crashes (drop, tear or garble the unsynced tail), graceful restarts, leader isolation,
  * back-to-back leader partitions, symmetric and one-way partitions, lossy, duplicating and
- * reordering links, timer jitter and slow flushes. Snapshots and log-start advance happen all
+ * reordering links, timer jitter, slow flushes, and a follower cut off and healed under the
+ * StableEpoch watch. Snapshots and log-start advance happen all
  * along (small snapshot interval and retention). Then everything heals and liveness is checked.
  */
 async function runRandomFaultMix(cluster: Cluster, random: SimulationRandom): Promise<void> {
@@ -298,7 +377,7 @@ async function runRandomFaultMix(cluster: Cluster, random: SimulationRandom): Pr
   const voters = cluster.voterIds;
   while (cluster.nowMs() < endMs && cluster.violations.length === 0) {
     await cluster.runFor(random.between(50, 1_500));
-    const fault = random.between(0, 13);
+    const fault = random.between(0, 14);
     const nodeIds = cluster.nodeIds();
     const leader = cluster.leader()?.nodeId;
     switch (fault) {
@@ -355,7 +434,9 @@ async function runRandomFaultMix(cluster: Cluster, random: SimulationRandom): Pr
         cluster.edgeFaults.timerJitterMs = random.chance(0.5) ? random.between(1, 50) : 0;
         break;
       case 12:
-        cluster.edgeFaults.flushDelayMaxMs = random.chance(0.5) ? random.between(5, 200) : 2;
+        cluster.edgeFaults.flushDelayMaxMs = random.chance(0.5)
+          ? random.between(5, 200)
+          : cluster.options.flushDelayMaxMs;
         break;
       case 13: {
         // Back-to-back leader partitions: isolate the leader, then whoever replaces it.
@@ -371,6 +452,16 @@ async function runRandomFaultMix(cluster: Cluster, random: SimulationRandom): Pr
         const next = cluster.leader()?.nodeId;
         cluster.router.partitions.heal();
         if (next !== undefined && next !== leader) cluster.router.partitions.isolate(next, nodeIds);
+        break;
+      }
+      case 14: {
+        // A StableEpoch episode needs a settled cluster: heal the network, restart stopped nodes,
+        // give it a few election timeouts to settle, and skip the episode if it does not.
+        cluster.router.partitions.heal();
+        cluster.router.conditions = { ...HEALTHY_LINKS };
+        for (const nodeId of nodeIds) if (!cluster.isRunning(nodeId)) cluster.start(nodeId);
+        await cluster.runUntil(() => cluster.settledLeader() !== undefined, electionTimeouts(cluster, 4));
+        await cutOffAndHealFollower(cluster, random);
         break;
       }
     }
