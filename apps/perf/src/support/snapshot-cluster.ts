@@ -46,7 +46,7 @@ import {
   SystemTime,
   VoterSet,
 } from '@kraft/raft';
-import { MemoryRecords, NodeFileSystem, type Records, recordsToBuffer } from '@kraft/records';
+import { MemoryRecords, NodeFileSystem, recordsToBuffer } from '@kraft/records';
 import { TcpNetworkChannel } from '@kraft/transport-tcp';
 
 const LISTENER_NAME = 'CONTROLLER';
