@@ -8,6 +8,7 @@ import type {
   QuorumStateStore,
 } from '../../src/ports/quorum-state-store.js';
 import type { RaftLog } from '../../src/ports/raft-log.js';
+import { FollowerState } from '../../src/states/follower-state.js';
 import { CommittedHistory } from './committed-history.js';
 import { describeEvent, EventScheduler, type SimulationEvent } from './event-scheduler.js';
 import { GatedSyncFileSystem, type SyncGate } from './gated-sync-file-system.js';
@@ -797,6 +798,9 @@ export class Cluster {
       if (running === undefined || running.shutdownDeadlineMs !== undefined) return undefined;
       const known = running.client.leaderAndEpoch();
       if (known.epoch !== epoch || known.leaderId !== leader.nodeId) return undefined;
+      // A Prospective node still names the leader but fetches nothing, so the leader may be about
+      // to lose its majority to check-quorum: only followers that have fetched from it count.
+      if (running !== leader && !isFetchingFollower(running)) return undefined;
     }
     return leader;
   }
@@ -889,4 +893,10 @@ export class Cluster {
     }
     return nodeIds.every((nodeId) => (this.node(nodeId).current?.highWatermark() ?? -1) >= offset);
   }
+}
+
+/** A node in the Follower state that has had a successful fetch from its leader in this epoch. */
+function isFetchingFollower(running: RunningNode): boolean {
+  const state = running.client.quorumState().state();
+  return state instanceof FollowerState && state.hasFetchedFromLeader();
 }

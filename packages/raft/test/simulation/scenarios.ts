@@ -136,7 +136,8 @@ export async function cutOffAndHealFollower(cluster: Cluster, random: Simulation
     () => cluster.node(follower).current?.log.endOffset() === leader.log.endOffset(),
     electionTimeouts(cluster, 4),
   );
-  if (!caughtUp || cluster.settledLeader() !== leader) {
+  // The wait may have seen an election that the same node won again: the watch needs the epoch too.
+  if (!caughtUp || cluster.settledLeader() !== leader || leader.epoch() !== epoch) {
     resumeWorkload();
     return false;
   }
