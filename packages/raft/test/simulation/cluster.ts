@@ -798,11 +798,22 @@ export class Cluster {
       if (running === undefined || running.shutdownDeadlineMs !== undefined) return undefined;
       const known = running.client.leaderAndEpoch();
       if (known.epoch !== epoch || known.leaderId !== leader.nodeId) return undefined;
-      // A Prospective node still names the leader but fetches nothing, so the leader may be about
-      // to lose its majority to check-quorum: only followers that have fetched from it count.
-      if (running !== leader && !isFetchingFollower(running)) return undefined;
+      if (running !== leader && !this.isFetchingFollower(running)) return undefined;
     }
     return leader;
+  }
+
+  /**
+   * A Follower that fetched from its leader within the last two long polls. A Prospective node
+   * still names the leader but fetches nothing (check-quorum may then depose the leader); a
+   * follower whose fetches were lost in a cut that has since healed is still counting down its
+   * fetch timeout and may campaign: neither is settled.
+   */
+  private isFetchingFollower(running: RunningNode): boolean {
+    const state = running.client.quorumState().state();
+    if (!(state instanceof FollowerState) || !state.hasFetchedFromLeader()) return false;
+    const { fetchTimeoutMs, fetchMaxWaitMs } = this.options.raftConfig.quorum;
+    return state.remainingFetchTimeMs(this.nowMs()) >= fetchTimeoutMs - 2 * fetchMaxWaitMs;
   }
 
   private onPersistedElection(nodeId: number, data: QuorumStateData): void {
@@ -893,10 +904,4 @@ export class Cluster {
     }
     return nodeIds.every((nodeId) => (this.node(nodeId).current?.highWatermark() ?? -1) >= offset);
   }
-}
-
-/** A node in the Follower state that has had a successful fetch from its leader in this epoch. */
-function isFetchingFollower(running: RunningNode): boolean {
-  const state = running.client.quorumState().state();
-  return state instanceof FollowerState && state.hasFetchedFromLeader();
 }

@@ -8,6 +8,7 @@ import type { QuorumStateStore } from '../../src/ports/quorum-state-store.js';
 import type { LogFetchInfo, OffsetAndEpoch, RaftLog } from '../../src/ports/raft-log.js';
 import type { Random } from '../../src/ports/random.js';
 import type { QuorumConfig } from '../../src/quorum-config.js';
+import type { QuorumState } from '../../src/quorum-state.js';
 import type { LeaderAndEpoch, Listener, SnapshotWriter } from '../../src/raft-client.js';
 import { FollowerState } from '../../src/states/follower-state.js';
 import { VoterSet } from '../../src/voter-set.js';
@@ -39,6 +40,8 @@ export interface SimulatedClient {
   leaderAndEpoch(): LeaderAndEpoch;
   highWatermark(): number | undefined;
   isLeader(): boolean;
+  /** The core's quorum state, read by the harness to tell a settled cluster (never changed). */
+  quorumState(): QuorumState;
   shutdown(timeoutMs: number, nowMs: number): void;
   isShutdownComplete(): boolean;
 }
