@@ -70,6 +70,10 @@ describe('simulation regressions', () => {
   // followers are fetching (not Prospective while still naming the leader: seeds 4201, 5045,
   // 5215; not still timing out fetches lost in a healed cut: 6379), and in the epoch the leader
   // holds when the episode starts (re-elected during the catch-up wait: seed 5208).
+  it('seed 23557: a wipe comes only once every node holds every committed entry (kraft.version 0 votes)', async () => {
+    await expectClean(23557, 'recover-from-single-node-committed-data-loss');
+  });
+
   it.each([4201, 5045, 5208, 5215, 6379])(
     'seed %i: a StableEpoch watch starts only from a settled epoch',
     async (seed) => {
