@@ -1,5 +1,5 @@
 /**
- * Damage inside a flushed segment between real test-server processes (issue 12, item 2; ADR 0010).
+ * Damage inside a flushed segment between real test-server processes (ADR 0010).
  * A byte flipped below the recovery point is lost flushed data, never a torn tail: a lone voter
  * refuses to start and keeps every byte; in a 3-node quorum the damaged node truncates there,
  * runs as a non-voting observer while it fetches the lost range back, then votes again, and the

@@ -108,7 +108,7 @@ function garbleRecoveryPoint(fileSystem: MemoryFileSystem): void {
 }
 
 describe('the recovery point tells lost flushed data from a torn tail', () => {
-  it('issue 12 item 2: a byte flipped mid-segment after a clean stop is refused on every start, never cut', () => {
+  it('a byte flipped mid-segment after a clean stop is refused on every start, never cut', () => {
     const fileSystem = newFileSystem();
     const log = open(fileSystem);
     appendThirty(log);

@@ -948,7 +948,7 @@ export class SegmentedLog {
   /**
    * Called once the whole open succeeded, before anything is written: from here on a crash is an
    * unclean stop. An open that fails keeps the marker, so the next start is not misled into
-   * treating the same files as a torn tail (item 2 of issue 12).
+   * treating the same files as a torn tail.
    */
   removeCleanShutdownMarker(): void {
     const path = joinPath(this.directory, CLEAN_SHUTDOWN_FILE);
