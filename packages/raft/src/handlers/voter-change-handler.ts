@@ -34,12 +34,11 @@ export class VoterChangeHandler {
       host: listener.host,
       port: listener.port,
     }));
-    const listenerName = normalisedListenerName(this.context.listenerName);
-    if (!endpoints.some((endpoint) => endpoint.name === listenerName)) {
+    if (!this.includesDefaultListener(endpoints)) {
       return errorResponse(
         Errors.INVALID_REQUEST,
         `Add voter request didn't include the endpoint (${formatJavaEndpoints(endpoints)}) ` +
-          `for the default listener ListenerName(${listenerName})`,
+          `for the default listener ListenerName(${normalisedListenerName(this.context.listenerName)})`,
       );
     }
     return this.refuseVoterChange('adding');
@@ -62,16 +61,22 @@ export class VoterChangeHandler {
     if (minSupportedVersion < 0 || maxSupportedVersion < 0 || maxSupportedVersion < minSupportedVersion) {
       return answer(Errors.INVALID_REQUEST);
     }
-    if (this.context.quorum.leaderStateOrThrow().highWatermark() === undefined) {
-      return answer(Errors.REQUEST_TIMED_OUT);
-    }
-    const defaultListener = normalisedListenerName(this.context.listenerName);
-    if (!data.listeners.some((listener) => normalisedListenerName(listener.name) === defaultListener)) {
-      return answer(Errors.INVALID_REQUEST);
-    }
+    if (!this.leaderKnowsItsHighWatermark()) return answer(Errors.REQUEST_TIMED_OUT);
+    if (!this.includesDefaultListener(data.listeners)) return answer(Errors.INVALID_REQUEST);
     // Here Kafka would probe the voter's new endpoint and record it in its in-memory voter set
     // (kraft.version 0) or in a VotersRecord (kraft.version 1); static voters change nothing.
     return answer(Errors.UNSUPPORTED_VERSION);
+  }
+
+  /** Whether a listener of the request is this node's default (controller) listener. */
+  private includesDefaultListener(listeners: readonly { readonly name: string }[]): boolean {
+    const defaultListener = normalisedListenerName(this.context.listenerName);
+    return listeners.some((listener) => normalisedListenerName(listener.name) === defaultListener);
+  }
+
+  /** Kafka's leader refuses voter changes until it has established its high watermark. */
+  private leaderKnowsItsHighWatermark(): boolean {
+    return this.context.quorum.leaderStateOrThrow().highWatermark() !== undefined;
   }
 
   /** Kafka's checks before AddVoterHandler / RemoveVoterHandler run, in Kafka's order. */
@@ -100,7 +105,7 @@ export class VoterChangeHandler {
 
   /** What Kafka's AddVoterHandler / RemoveVoterHandler answer before they would append a VotersRecord. */
   private refuseVoterChange(change: 'adding' | 'removing'): AddRaftVoterResponseData {
-    if (this.context.quorum.leaderStateOrThrow().highWatermark() === undefined) {
+    if (!this.leaderKnowsItsHighWatermark()) {
       return errorResponse(
         Errors.REQUEST_TIMED_OUT,
         'Request timed out waiting for leader to establish HWM and fence previous voter changes',
