@@ -51,17 +51,6 @@ export function batchMaxTimestamp(buffer: Buffer, position: number): number {
   return Number(buffer.readBigInt64BE(position + MAX_TIMESTAMP_OFFSET));
 }
 
-/** The largest max timestamp among the whole batches in `buffer[0, length)` (already validated). */
-export function maxBatchTimestampOf(buffer: Buffer, length: number): number {
-  let maxTimestampMs = Number.NEGATIVE_INFINITY;
-  let position = 0;
-  while (position + RECORD_BATCH_OVERHEAD <= length) {
-    maxTimestampMs = Math.max(maxTimestampMs, batchMaxTimestamp(buffer, position));
-    position += buffer.readInt32BE(position + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
-  }
-  return maxTimestampMs;
-}
-
 /** Total size of the batch at `position` from its length field, or BATCH_CORRUPT when impossible. */
 export function declaredBatchSize(buffer: Buffer, position: number, maxBatchSizeInBytes: number): number {
   const size = buffer.readInt32BE(position + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;

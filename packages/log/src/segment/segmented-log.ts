@@ -34,10 +34,10 @@ import {
   batchBaseOffset,
   batchLastOffset,
   batchLeaderEpoch,
+  batchMaxTimestamp,
   checkBatchAt,
   LAST_OFFSET_DELTA_OFFSET,
   LOG_OVERHEAD,
-  maxBatchTimestampOf,
   PARTITION_LEADER_EPOCH_OFFSET,
   writeOffset,
 } from './batch-header.js';
@@ -479,16 +479,18 @@ export class SegmentedLog {
     }
     const firstOffset = this.logEndOffsetValue;
     let nextOffset = firstOffset;
+    let maxTimestampMs = Number.NEGATIVE_INFINITY;
     let position = 0;
     while (position < buffer.length) {
       const size = this.checkIncomingBatch(buffer, position, true);
+      maxTimestampMs = Math.max(maxTimestampMs, batchMaxTimestamp(buffer, position));
       writeOffset(buffer, position, nextOffset);
       buffer.writeInt32BE(epoch, position + PARTITION_LEADER_EPOCH_OFFSET);
       nextOffset += buffer.readInt32BE(position + LAST_OFFSET_DELTA_OFFSET) + 1;
       position += size;
     }
     if (cached === undefined || epoch > cached) this.epochCache.assign(epoch, firstOffset);
-    this.appendValidated(records, nextOffset - 1, buffer.length);
+    this.appendValidated(records, nextOffset - 1, buffer.length, maxTimestampMs);
     return { firstOffset, lastOffset: nextOffset - 1 };
   }
 
@@ -506,10 +508,12 @@ export class SegmentedLog {
     const cachedEpoch = this.epochCache.latestEpoch();
     let latest = cachedEpoch ?? minimumEpoch - 1;
     let expectedOffset = firstOffset;
+    let maxTimestampMs = Number.NEGATIVE_INFINITY;
     let position = 0;
     while (position < buffer.length) {
       const size = this.checkIncomingBatch(buffer, position, false);
       if (size === BATCH_INCOMPLETE) break;
+      maxTimestampMs = Math.max(maxTimestampMs, batchMaxTimestamp(buffer, position));
       const baseOffset = batchBaseOffset(buffer, position);
       if (baseOffset !== expectedOffset) {
         throw new InvalidRecordError(
@@ -532,7 +536,7 @@ export class SegmentedLog {
     for (const entry of newEpochs) this.epochCache.assign(entry.epoch, entry.startOffset);
     const valid =
       position === buffer.length ? memory : MemoryRecords.readableRecords(buffer.subarray(0, position));
-    this.appendValidated(valid, expectedOffset - 1, position);
+    this.appendValidated(valid, expectedOffset - 1, position, maxTimestampMs);
     return { firstOffset, lastOffset: expectedOffset - 1 };
   }
 
@@ -565,9 +569,14 @@ export class SegmentedLog {
     return MemoryRecords.readableRecords(buffer);
   }
 
-  private appendValidated(records: MemoryRecords, lastOffset: number, sizeInBytes: number): void {
+  /** `maxTimestampMs`: the batches' largest max timestamp, gathered by the validation walk. */
+  private appendValidated(
+    records: MemoryRecords,
+    lastOffset: number,
+    sizeInBytes: number,
+    maxTimestampMs: number,
+  ): void {
     const nowMs = this.time();
-    const maxTimestampMs = maxBatchTimestampOf(records.buffer(), sizeInBytes);
     let active = this.segments.last() as LogSegment;
     if (active.shouldRoll({ sizeInBytes, lastOffset, maxTimestampMs, nowMs })) active = this.roll(nowMs);
     active.append(records);
