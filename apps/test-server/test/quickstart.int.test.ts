@@ -46,9 +46,12 @@ describe('pnpm start (the quickstart) in a terminal', () => {
     temporaryRoot = mkdtempSync(join(tmpdir(), 'kraft-quickstart-test-'));
     // `script` runs the command on a pseudo-terminal, so Ctrl-C reaches pnpm, its shells and
     // node together as a SIGINT to the process group, exactly as in an interactive terminal.
-    child = spawn('script', ['--quiet', '--return', '--command', 'pnpm start', '/dev/null'], {
+    // `script` starts the command with `$SHELL -c` (here always /bin/sh); `exec` replaces that
+    // shell with pnpm, as an interactive shell runs pnpm in the foreground: a non-interactive
+    // dash would otherwise die of the SIGINT itself and report 130 for pnpm's clean exit.
+    child = spawn('script', ['--quiet', '--return', '--command', 'exec pnpm start', '/dev/null'], {
       cwd: REPOSITORY_ROOT,
-      env: { ...process.env, TMPDIR: temporaryRoot, LOG_LEVEL: 'info' },
+      env: { ...process.env, SHELL: '/bin/sh', TMPDIR: temporaryRoot, LOG_LEVEL: 'info' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let output = '';
