@@ -91,24 +91,6 @@ export {
 export { VoteRequest, type VoteRequestData, type VoteRequestPartition } from './messages/vote-request.js';
 export { VoteResponse, type VoteResponseData } from './messages/vote-response.js';
 export { VotersRecord, type VotersRecordData, type VotersRecordVoter } from './messages/voters-record.js';
-export { ConfigRecord, type ConfigRecordData } from './metadata/config-record.js';
-export { FeatureLevelRecord, type FeatureLevelRecordData } from './metadata/feature-level-record.js';
-export {
-  METADATA_FRAME_VERSION,
-  type MetadataRecord,
-  type MetadataRecordHeader,
-  MetadataRecordType,
-  type MetadataRecordTypeId,
-  metadataRecordCodec,
-  readMetadataRecord,
-  readMetadataRecordHeader,
-  writeMetadataRecord,
-} from './metadata/metadata-record-serde.js';
-export { NoOpRecord, type NoOpRecordData } from './metadata/no-op-record.js';
-export { PartitionRecord, type PartitionRecordData } from './metadata/partition-record.js';
-export { RegisterBrokerRecord, type RegisterBrokerRecordData } from './metadata/register-broker-record.js';
-export { RemoveTopicRecord, type RemoveTopicRecordData } from './metadata/remove-topic-record.js';
-export { TopicRecord, type TopicRecordData } from './metadata/topic-record.js';
 export {
   checkBoolean,
   checkFunction,
@@ -128,6 +110,7 @@ export { toSafeNumber } from './primitives/to-safe-number.js';
 export { Uuid } from './primitives/uuid.js';
 export { field, struct } from './schema/field.js';
 export type {
+  EntityType,
   FieldDeclaration,
   FieldMap,
   FieldOptions,

@@ -3,14 +3,17 @@ import { KRaftError } from './kraft-error.js';
 /**
  * Malformed bytes on the wire or in a control record: truncated bodies, negative or oversized
  * lengths, over-long varints. `fieldPath` names where decoding stopped (`topics[0].name`).
+ * `truncated` says the input ended before what it declared (a cut frame, not a wrong byte).
  */
 export class ProtocolError extends KRaftError {
   readonly reason: string;
+  readonly truncated: boolean;
   private path: string;
 
-  constructor(reason: string, fieldPath = '', options?: { cause?: unknown }) {
+  constructor(reason: string, fieldPath = '', options?: { cause?: unknown; truncated?: boolean }) {
     super('PROTOCOL_ERROR', fieldPath === '' ? reason : `${fieldPath}: ${reason}`, options);
     this.reason = reason;
+    this.truncated = options?.truncated === true;
     this.path = fieldPath;
   }
 

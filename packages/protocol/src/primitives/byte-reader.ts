@@ -30,7 +30,9 @@ export class ByteReader {
 
   private require(size: number): void {
     if (this.end - this.offset < size) {
-      throw new ProtocolError(`needs ${size} bytes, ${this.end - this.offset} remain`);
+      throw new ProtocolError(`needs ${size} bytes, ${this.end - this.offset} remain`, '', {
+        truncated: true,
+      });
     }
   }
 
@@ -200,7 +202,9 @@ export class ByteReader {
       if (count < 0) throw new ProtocolError(`negative array length ${count}`);
     }
     if (count * Math.max(1, minElementBytes) > this.remaining()) {
-      throw new ProtocolError(`array of ${count} elements cannot fit in ${this.remaining()} bytes`);
+      throw new ProtocolError(`array of ${count} elements cannot fit in ${this.remaining()} bytes`, '', {
+        truncated: true,
+      });
     }
     return count;
   }

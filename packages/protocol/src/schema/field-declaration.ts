@@ -35,13 +35,23 @@ export interface PrimitiveValues {
 }
 
 /**
+ * What a field identifies, as Kafka's schemas tag it (`entityType`). It changes no byte on the
+ * wire; Kafka's generator checks it against the field's type, and tools use it to know that an
+ * int32 is a broker id or a string a topic name.
+ */
+export type EntityType = 'brokerId' | 'topicName' | 'producerId' | 'transactionalId' | 'groupId';
+
+/**
  * How a field appears across versions, in Kafka's range notation (`0+`, `1-3`, `none`):
  * - `versions`: where the field exists;
  * - `nullableVersions`: where null is allowed;
  * - `taggedVersions` + `tag`: where it lives in the tagged section instead of inline;
  * - `ignorable`: a non-default value is dropped, not refused, at a version without the field;
  * - `flexibleVersions`: overrides the message's compact encoding for this field (RequestHeader
- *   ClientId keeps its int16 length in flexible versions).
+ *   ClientId keeps its int16 length in flexible versions);
+ * - `entityType`: what the value identifies (no effect on the bytes);
+ * - `mapKey`: the field keys its struct within an array (Kafka generates a keyed collection; the
+ *   bytes are an ordinary array, and this codec keeps arrays).
  */
 export interface FieldOptions {
   readonly versions: string;
@@ -50,6 +60,8 @@ export interface FieldOptions {
   readonly tag?: number;
   readonly ignorable?: boolean;
   readonly flexibleVersions?: string;
+  readonly entityType?: EntityType;
+  readonly mapKey?: boolean;
 }
 
 /** Unknown tagged field kept from a read so it is written back out unchanged. */

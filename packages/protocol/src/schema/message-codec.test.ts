@@ -8,7 +8,6 @@ import { FetchSnapshotRequest } from '../messages/fetch-snapshot-request.js';
 import { QuorumStateData } from '../messages/quorum-state-data.js';
 import { VoteRequest } from '../messages/vote-request.js';
 import { VoteResponse } from '../messages/vote-response.js';
-import { PartitionRecord } from '../metadata/partition-record.js';
 import { ByteWriter } from '../primitives/byte-writer.js';
 import { Uuid } from '../primitives/uuid.js';
 import { field, struct } from './field.js';
@@ -58,7 +57,13 @@ describe('versioning rules', () => {
 
   it('defaults a nullable array without a null default to empty, and one with it to null', () => {
     expect(QuorumStateData.defaults().currentVoters).toEqual([]);
-    expect(PartitionRecord.defaults().eligibleLeaderReplicas).toBeNull();
+    const NullDefault = defineMessage({
+      name: 'NullDefault',
+      validVersions: '0',
+      flexibleVersions: '0+',
+      fields: { ids: field.array('int32', { versions: '0+', nullableVersions: '0+', default: null }) },
+    });
+    expect(NullDefault.defaults().ids).toBeNull();
     expect(FetchResponse.defaults().responses).toEqual([]);
     const nullVoters = QuorumStateData.defaults({ currentVoters: null });
     expect(QuorumStateData.read(QuorumStateData.write(nullVoters, 0), 0).currentVoters).toBeNull();

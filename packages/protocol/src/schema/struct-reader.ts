@@ -90,6 +90,7 @@ function readTaggedFields(reader: ByteReader, plan: StructPlan, data: Record<str
       throw new ProtocolError(
         `tagged field of ${size} bytes exceeds the ${reader.remaining()} that remain`,
         `_tagged`,
+        { truncated: true },
       );
     }
     const fieldPlan = plan.tagLookup.get(tag);

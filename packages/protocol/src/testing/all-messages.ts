@@ -26,13 +26,6 @@ import { UpdateRaftVoterResponse } from '../messages/update-raft-voter-response.
 import { VoteRequest } from '../messages/vote-request.js';
 import { VoteResponse } from '../messages/vote-response.js';
 import { VotersRecord } from '../messages/voters-record.js';
-import { ConfigRecord } from '../metadata/config-record.js';
-import { FeatureLevelRecord } from '../metadata/feature-level-record.js';
-import { NoOpRecord } from '../metadata/no-op-record.js';
-import { PartitionRecord } from '../metadata/partition-record.js';
-import { RegisterBrokerRecord } from '../metadata/register-broker-record.js';
-import { RemoveTopicRecord } from '../metadata/remove-topic-record.js';
-import { TopicRecord } from '../metadata/topic-record.js';
 import type { MessageCodec } from '../schema/message-codec.js';
 
 /** Every message this package declares, for the generic property and fuzz tests. */
@@ -65,11 +58,4 @@ export const ALL_MESSAGES: readonly MessageCodec<unknown>[] = [
   KRaftVersionRecord,
   VotersRecord,
   QuorumStateData,
-  TopicRecord,
-  PartitionRecord,
-  RegisterBrokerRecord,
-  FeatureLevelRecord,
-  ConfigRecord,
-  RemoveTopicRecord,
-  NoOpRecord,
 ] as MessageCodec<unknown>[];

@@ -1,5 +1,4 @@
-import { field } from '../schema/field.js';
-import { defineMessage, type MessageData } from '../schema/message-codec.js';
+import { defineMessage, field, type MessageData } from '@kraft/protocol';
 
 /** Metadata record type 2: a topic's creation. */
 export const TopicRecord = defineMessage({
@@ -8,7 +7,7 @@ export const TopicRecord = defineMessage({
   validVersions: '0',
   flexibleVersions: '0+',
   fields: {
-    name: field.string({ versions: '0+' }),
+    name: field.string({ versions: '0+', entityType: 'topicName' }),
     topicId: field.uuid({ versions: '0+' }),
   },
 });

@@ -1,5 +1,4 @@
-import { field } from '../schema/field.js';
-import { defineMessage, type MessageData } from '../schema/message-codec.js';
+import { defineMessage, field, type MessageData } from '@kraft/protocol';
 
 /** Metadata record type 12: a finalized feature level (`metadata.version`, `kraft.version`...). */
 export const FeatureLevelRecord = defineMessage({

@@ -1,5 +1,4 @@
-import { field } from '../schema/field.js';
-import { defineMessage, type MessageData } from '../schema/message-codec.js';
+import { defineMessage, field, type MessageData } from '@kraft/protocol';
 
 /** Metadata record type 3: a partition's replicas, ISR and leader. */
 export const PartitionRecord = defineMessage({
@@ -10,17 +9,18 @@ export const PartitionRecord = defineMessage({
   fields: {
     partitionId: field.int32({ versions: '0+', default: -1 }),
     topicId: field.uuid({ versions: '0+' }),
-    replicas: field.array('int32', { versions: '0+' }),
+    replicas: field.array('int32', { versions: '0+', entityType: 'brokerId' }),
     isr: field.array('int32', { versions: '0+' }),
-    removingReplicas: field.array('int32', { versions: '0+' }),
-    addingReplicas: field.array('int32', { versions: '0+' }),
-    leader: field.int32({ versions: '0+', default: -1 }),
+    removingReplicas: field.array('int32', { versions: '0+', entityType: 'brokerId' }),
+    addingReplicas: field.array('int32', { versions: '0+', entityType: 'brokerId' }),
+    leader: field.int32({ versions: '0+', default: -1, entityType: 'brokerId' }),
     leaderRecoveryState: field.int8({ versions: '0+', default: 0, taggedVersions: '0+', tag: 0 }),
     leaderEpoch: field.int32({ versions: '0+', default: -1 }),
     partitionEpoch: field.int32({ versions: '0+', default: -1 }),
     directories: field.array('uuid', { versions: '1+' }),
     eligibleLeaderReplicas: field.array('int32', {
       versions: '2+',
+      entityType: 'brokerId',
       nullableVersions: '2+',
       default: null,
       taggedVersions: '2+',
@@ -28,6 +28,7 @@ export const PartitionRecord = defineMessage({
     }),
     lastKnownElr: field.array('int32', {
       versions: '2+',
+      entityType: 'brokerId',
       nullableVersions: '2+',
       default: null,
       taggedVersions: '2+',

@@ -1,15 +1,14 @@
-import { field, struct } from '../schema/field.js';
-import { defineMessage, type MessageData } from '../schema/message-codec.js';
+import { defineMessage, field, type MessageData, struct } from '@kraft/protocol';
 
 const BrokerEndpoint = struct('BrokerEndpoint', {
-  name: field.string({ versions: '0+' }),
+  name: field.string({ versions: '0+', mapKey: true }),
   host: field.string({ versions: '0+' }),
   port: field.uint16({ versions: '0+' }),
   securityProtocol: field.int16({ versions: '0+' }),
 });
 
 const BrokerFeature = struct('BrokerFeature', {
-  name: field.string({ versions: '0+' }),
+  name: field.string({ versions: '0+', mapKey: true }),
   minSupportedVersion: field.int16({ versions: '0+' }),
   maxSupportedVersion: field.int16({ versions: '0+' }),
 });
@@ -21,7 +20,7 @@ export const RegisterBrokerRecord = defineMessage({
   validVersions: '0-4',
   flexibleVersions: '0+',
   fields: {
-    brokerId: field.int32({ versions: '0+' }),
+    brokerId: field.int32({ versions: '0+', entityType: 'brokerId' }),
     isMigratingZkBroker: field.bool({ versions: '2+', default: false }),
     incarnationId: field.uuid({ versions: '0+' }),
     brokerEpoch: field.int64({ versions: '0+' }),

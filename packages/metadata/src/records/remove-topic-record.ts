@@ -1,5 +1,4 @@
-import { field } from '../schema/field.js';
-import { defineMessage, type MessageData } from '../schema/message-codec.js';
+import { defineMessage, field, type MessageData } from '@kraft/protocol';
 
 /** Metadata record type 9: a topic's deletion. */
 export const RemoveTopicRecord = defineMessage({

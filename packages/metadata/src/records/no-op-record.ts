@@ -1,4 +1,4 @@
-import { defineMessage, type MessageData } from '../schema/message-codec.js';
+import { defineMessage, type MessageData } from '@kraft/protocol';
 
 /** Metadata record type 20: written by an idle controller so followers see the log advance. */
 export const NoOpRecord = defineMessage({

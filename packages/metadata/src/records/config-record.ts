@@ -1,5 +1,4 @@
-import { field } from '../schema/field.js';
-import { defineMessage, type MessageData } from '../schema/message-codec.js';
+import { defineMessage, field, type MessageData } from '@kraft/protocol';
 
 /** Metadata record type 4: one configuration key of a resource (null value = deleted). */
 export const ConfigRecord = defineMessage({

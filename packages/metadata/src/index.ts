@@ -1,0 +1,85 @@
+export { MetadataParseError, type MetadataParseFailure } from './errors/metadata-parse-error.js';
+export {
+  AbortTransactionRecord,
+  type AbortTransactionRecordData,
+} from './records/abort-transaction-record.js';
+export {
+  AccessControlEntryRecord,
+  type AccessControlEntryRecordData,
+} from './records/access-control-entry-record.js';
+export {
+  BeginTransactionRecord,
+  type BeginTransactionRecordData,
+} from './records/begin-transaction-record.js';
+export {
+  BrokerRegistrationChangeRecord,
+  type BrokerRegistrationChangeRecordData,
+} from './records/broker-registration-change-record.js';
+export { ClearElrRecord, type ClearElrRecordData } from './records/clear-elr-record.js';
+export { ClientQuotaRecord, type ClientQuotaRecordData } from './records/client-quota-record.js';
+export { ConfigRecord, type ConfigRecordData } from './records/config-record.js';
+export { DelegationTokenRecord, type DelegationTokenRecordData } from './records/delegation-token-record.js';
+export { EndTransactionRecord, type EndTransactionRecordData } from './records/end-transaction-record.js';
+export { FeatureLevelRecord, type FeatureLevelRecordData } from './records/feature-level-record.js';
+export { FenceBrokerRecord, type FenceBrokerRecordData } from './records/fence-broker-record.js';
+export {
+  ALL_METADATA_RECORD_TYPES,
+  METADATA_RECORD_CODECS,
+  type MetadataRecordCodecs,
+  MetadataRecordType,
+  type MetadataRecordTypeId,
+  type MetadataRecordTypeName,
+  metadataRecordCodec,
+  metadataRecordTypeName,
+} from './records/metadata-record-type.js';
+export { NoOpRecord, type NoOpRecordData } from './records/no-op-record.js';
+export { PartitionChangeRecord, type PartitionChangeRecordData } from './records/partition-change-record.js';
+export { PartitionRecord, type PartitionRecordData } from './records/partition-record.js';
+export { ProducerIdsRecord, type ProducerIdsRecordData } from './records/producer-ids-record.js';
+export { RegisterBrokerRecord, type RegisterBrokerRecordData } from './records/register-broker-record.js';
+export {
+  RegisterControllerRecord,
+  type RegisterControllerRecordData,
+} from './records/register-controller-record.js';
+export {
+  RemoveAccessControlEntryRecord,
+  type RemoveAccessControlEntryRecordData,
+} from './records/remove-access-control-entry-record.js';
+export {
+  RemoveDelegationTokenRecord,
+  type RemoveDelegationTokenRecordData,
+} from './records/remove-delegation-token-record.js';
+export { RemoveTopicRecord, type RemoveTopicRecordData } from './records/remove-topic-record.js';
+export {
+  RemoveUserScramCredentialRecord,
+  type RemoveUserScramCredentialRecordData,
+} from './records/remove-user-scram-credential-record.js';
+export { TopicRecord, type TopicRecordData } from './records/topic-record.js';
+export { UnfenceBrokerRecord, type UnfenceBrokerRecordData } from './records/unfence-broker-record.js';
+export {
+  UnregisterBrokerRecord,
+  type UnregisterBrokerRecordData,
+} from './records/unregister-broker-record.js';
+export {
+  UnregisterControllerRecord,
+  type UnregisterControllerRecordData,
+} from './records/unregister-controller-record.js';
+export {
+  UserScramCredentialRecord,
+  type UserScramCredentialRecordData,
+} from './records/user-scram-credential-record.js';
+export {
+  ZkMigrationStateRecord,
+  type ZkMigrationStateRecordData,
+} from './records/zk-migration-state-record.js';
+export {
+  type ApiMessageAndVersion,
+  type ApiMessageAndVersionOf,
+  apiMessageAndVersion,
+} from './serde/api-message-and-version.js';
+export {
+  METADATA_FRAME_VERSION,
+  type MetadataRecordHeader,
+  MetadataRecordSerde,
+} from './serde/metadata-record-serde.js';
+export type { RecordSerde } from './serde/record-serde.js';

@@ -1,0 +1,31 @@
+import { defineMessage, field, type MessageData, struct } from '@kraft/protocol';
+
+const ControllerEndpoint = struct('ControllerEndpoint', {
+  name: field.string({ versions: '0+', mapKey: true }),
+  host: field.string({ versions: '0+' }),
+  port: field.uint16({ versions: '0+' }),
+  securityProtocol: field.int16({ versions: '0+' }),
+});
+
+const ControllerFeature = struct('ControllerFeature', {
+  name: field.string({ versions: '0+', mapKey: true }),
+  minSupportedVersion: field.int16({ versions: '0+' }),
+  maxSupportedVersion: field.int16({ versions: '0+' }),
+});
+
+/** Metadata record type 27: a controller's registration. */
+export const RegisterControllerRecord = defineMessage({
+  name: 'RegisterControllerRecord',
+  apiKey: 27,
+  validVersions: '0',
+  flexibleVersions: '0+',
+  fields: {
+    controllerId: field.int32({ versions: '0+' }),
+    incarnationId: field.uuid({ versions: '0+' }),
+    zkMigrationReady: field.bool({ versions: '0+' }),
+    endPoints: field.array(ControllerEndpoint, { versions: '0+' }),
+    features: field.array(ControllerFeature, { versions: '0+' }),
+  },
+});
+
+export type RegisterControllerRecordData = MessageData<typeof RegisterControllerRecord>;

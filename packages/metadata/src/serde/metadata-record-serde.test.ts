@@ -1,0 +1,142 @@
+import { ByteWriter, UnsupportedVersionError, Uuid } from '@kraft/protocol';
+import { MemoryRecords, RecordsIterator } from '@kraft/records';
+import { describe, expect, it } from 'vitest';
+import { MetadataParseError, type MetadataParseFailure } from '../errors/metadata-parse-error.js';
+import { MetadataRecordType } from '../records/metadata-record-type.js';
+import { type ApiMessageAndVersion, apiMessageAndVersion } from './api-message-and-version.js';
+import { MetadataRecordSerde } from './metadata-record-serde.js';
+
+const serde = MetadataRecordSerde.INSTANCE;
+
+// kraft-formats.md §4: FeatureLevelRecord("metadata.version", 21) v0 and NoOpRecord v0, framed.
+const FEATURE_LEVEL_VALUE = '010c00116d657461646174612e76657273696f6e001500';
+const NO_OP_VALUE = '01140000';
+// Vector A (kraft-formats.md §9): a data batch holding FeatureLevelRecord and NoOpRecord.
+const VECTOR_A =
+  '00000000000000050000005a0000000302fb65b0da0000000000010000018bcfe568000000018bcfe56800ffffffffffffffffffffffffffff000000023a000000012e010c00116d657461646174612e76657273696f6e001500001400000201080114000000';
+
+function parseFailureOf(hex: string): { failure: MetadataParseFailure; position: number } {
+  try {
+    serde.read(Buffer.from(hex, 'hex'));
+  } catch (error) {
+    if (!MetadataParseError.isMetadataParseError(error)) throw error;
+    return { failure: error.failure, position: error.position };
+  }
+  throw new Error(`${hex} decoded`);
+}
+
+describe('MetadataRecordSerde', () => {
+  it('decodes and re-encodes FeatureLevelRecord("metadata.version", 21) v0', () => {
+    const record = serde.read(Buffer.from(FEATURE_LEVEL_VALUE, 'hex'));
+    expect(record).toEqual({
+      recordType: MetadataRecordType.FEATURE_LEVEL_RECORD,
+      version: 0,
+      data: { name: 'metadata.version', featureLevel: 21 },
+    });
+    expect(serde.write(record).toString('hex')).toBe(FEATURE_LEVEL_VALUE);
+  });
+
+  it('decodes and re-encodes NoOpRecord v0', () => {
+    const record = serde.read(Buffer.from(NO_OP_VALUE, 'hex'));
+    expect(record).toEqual({ recordType: MetadataRecordType.NO_OP_RECORD, version: 0, data: {} });
+    expect(serde.write(record).toString('hex')).toBe(NO_OP_VALUE);
+  });
+
+  it('decodes the two records of vector A through the batch raft hands a listener', () => {
+    const [batch] = new RecordsIterator(MemoryRecords.readableRecords(Buffer.from(VECTOR_A, 'hex')));
+    const records = serde.readBatch(batch!);
+    expect(records.map((record) => record.recordType)).toEqual([12, 20]);
+  });
+
+  it('round-trips topic, partition, broker, config and remove-topic records', () => {
+    const topicId = Uuid.fromString('b8tRS7h4TJ2Vt43Dp85v2A');
+    const records: ApiMessageAndVersion[] = [
+      apiMessageAndVersion(MetadataRecordType.TOPIC_RECORD, 0, { name: 'events', topicId }),
+      apiMessageAndVersion(MetadataRecordType.PARTITION_RECORD, 2, {
+        partitionId: 0,
+        topicId,
+        replicas: [1, 2, 3],
+        isr: [1, 2],
+        removingReplicas: [],
+        addingReplicas: [],
+        leader: 1,
+        leaderRecoveryState: 0,
+        leaderEpoch: 4,
+        partitionEpoch: 7,
+        directories: [Uuid.ZERO, topicId, Uuid.ZERO],
+        eligibleLeaderReplicas: [3],
+        lastKnownElr: null,
+      }),
+      apiMessageAndVersion(MetadataRecordType.CONFIG_RECORD, 0, {
+        resourceType: 2,
+        resourceName: 'events',
+        name: 'retention.ms',
+        value: null,
+      }),
+      apiMessageAndVersion(MetadataRecordType.REMOVE_TOPIC_RECORD, 0, { topicId }),
+    ];
+    for (const record of records) expect(serde.read(serde.write(record))).toEqual(record);
+  });
+
+  it('refuses frame version 0 and any frame version but 1', () => {
+    expect(parseFailureOf('00140000')).toEqual({ failure: 'unknown-frame-version', position: 0 });
+    expect(parseFailureOf('02140000')).toEqual({ failure: 'unknown-frame-version', position: 0 });
+  });
+
+  it('refuses record types no metadata record has, including the removed 6, 13 and 16', () => {
+    for (const type of ['06', '0d', '10', '1e', '63']) {
+      expect(parseFailureOf(`01${type}0000`)).toEqual({ failure: 'unknown-record-type', position: 3 });
+    }
+    expect(serde.readHeader(Buffer.from('01630000', 'hex'))).toEqual({
+      frameVersion: 1,
+      recordType: 0x63,
+      version: 0,
+      bodyOffset: 3,
+    });
+  });
+
+  it('refuses a version the record type lacks', () => {
+    expect(parseFailureOf('01140100')).toEqual({ failure: 'unsupported-version', position: 3 });
+    expect(parseFailureOf('01030300')).toEqual({ failure: 'unsupported-version', position: 3 });
+  });
+
+  it('refuses frame fields above a Java short, as Kafka does', () => {
+    // 0x8000 as an unsigned varint: 80 80 02.
+    expect(parseFailureOf('0180800200')).toEqual({ failure: 'malformed', position: 1 });
+  });
+
+  it('reports a value cut anywhere as truncated, at the byte where it ran out', () => {
+    const value = Buffer.from(FEATURE_LEVEL_VALUE, 'hex');
+    for (let length = 0; length < value.length; length += 1) {
+      const { failure } = parseFailureOf(value.subarray(0, length).toString('hex'));
+      expect(failure, `cut at ${length}`).toBe('truncated');
+    }
+    // The int16 feature level starts at byte 20; one of its two bytes is left.
+    expect(parseFailureOf(FEATURE_LEVEL_VALUE.slice(0, -4))).toEqual({ failure: 'truncated', position: 20 });
+  });
+
+  it('refuses bytes after the message', () => {
+    expect(parseFailureOf(`${NO_OP_VALUE}00`)).toEqual({ failure: 'trailing-bytes', position: 4 });
+  });
+
+  it('refuses a malformed message body (null in a non-nullable string)', () => {
+    // TopicRecord v0 whose name is compact-null (length varint 0).
+    expect(parseFailureOf(`0102000000${'00'.repeat(16)}00`)).toMatchObject({ failure: 'malformed' });
+  });
+
+  it('refuses a declared length larger than the value before allocating for it', () => {
+    // DelegationTokenRecord v0: owner "", requester "", renewers with 2^31 elements.
+    const { failure } = parseFailureOf('010a00010108ffffffff07');
+    expect(failure).toBe('truncated');
+  });
+
+  it('refuses to write an unknown type or a version the type lacks', () => {
+    const unknown = { recordType: 6, version: 0, data: {} } as unknown as ApiMessageAndVersion;
+    expect(() => serde.write(unknown)).toThrow(UnsupportedVersionError);
+    const writer = new ByteWriter(8);
+    expect(() => serde.writeTo(writer, apiMessageAndVersion(MetadataRecordType.NO_OP_RECORD, 1, {}))).toThrow(
+      UnsupportedVersionError,
+    );
+    expect(writer.toBuffer().length).toBe(0);
+  });
+});

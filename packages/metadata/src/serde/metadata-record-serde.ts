@@ -1,0 +1,144 @@
+import { ByteReader, ByteWriter, ProtocolError, UnsupportedVersionError } from '@kraft/protocol';
+import type { Batch } from '@kraft/records';
+import { MetadataParseError } from '../errors/metadata-parse-error.js';
+import { metadataRecordCodec } from '../records/metadata-record-type.js';
+import type { ApiMessageAndVersion } from './api-message-and-version.js';
+import type { RecordSerde } from './record-serde.js';
+
+/**
+ * The frame version KRaft writes before every metadata record. Version 0 was the 2.8 preview
+ * format; Kafka refuses it, and so does this serde.
+ */
+export const METADATA_FRAME_VERSION = 1;
+
+/** Kafka reads the frame's three varints into Java shorts: larger values are refused. */
+const MAX_FRAME_FIELD_VALUE = 0x7fff;
+
+/** A typical small record fits; `ByteWriter` grows for larger ones. */
+const INITIAL_WRITE_BUFFER_BYTES = 64;
+
+/** The frame of a metadata record value, read without decoding the message. */
+export interface MetadataRecordHeader {
+  readonly frameVersion: number;
+  readonly recordType: number;
+  readonly version: number;
+  /** Where the message starts within the value. */
+  readonly bodyOffset: number;
+}
+
+function readFrameField(reader: ByteReader, what: string): number {
+  const position = reader.offset;
+  let value: number;
+  try {
+    value = reader.readUnsignedVarint();
+  } catch (error) {
+    throw parseFailure(error, `${what} of the metadata record frame`, position);
+  }
+  if (value > MAX_FRAME_FIELD_VALUE) {
+    throw new MetadataParseError('malformed', `${what} ${value} exceeds ${MAX_FRAME_FIELD_VALUE}`, position);
+  }
+  return value;
+}
+
+function parseFailure(error: unknown, what: string, position: number): unknown {
+  if (!ProtocolError.isProtocolError(error)) return error;
+  const failure = error.truncated ? 'truncated' : 'malformed';
+  return new MetadataParseError(failure, `${what}: ${error.message}`, position, { cause: error });
+}
+
+/**
+ * Kafka's `MetadataRecordSerde`: a metadata record value is
+ * `unsigned varint frameVersion (1) · unsigned varint recordType · unsigned varint version ·
+ * message` in the flexible encoding. Decoding refuses another frame version, an unknown type,
+ * a version the type lacks, a value cut short and bytes after the message, each with a
+ * `MetadataParseError` naming the byte where it stopped. Lengths inside the message are
+ * checked against the bytes that remain before anything is allocated (`ByteReader`).
+ */
+export class MetadataRecordSerde implements RecordSerde<ApiMessageAndVersion> {
+  static readonly INSTANCE = new MetadataRecordSerde();
+
+  /** Reads and checks the frame; the message is left undecoded at `bodyOffset`. */
+  readHeader(value: Buffer): MetadataRecordHeader {
+    const reader = new ByteReader(value);
+    const frameVersion = readFrameField(reader, 'frame version');
+    if (frameVersion !== METADATA_FRAME_VERSION) {
+      throw new MetadataParseError(
+        'unknown-frame-version',
+        `metadata record frame version ${frameVersion}, only ${METADATA_FRAME_VERSION} is supported`,
+        0,
+      );
+    }
+    const recordType = readFrameField(reader, 'record type');
+    const version = readFrameField(reader, 'record version');
+    return { frameVersion, recordType, version, bodyOffset: reader.offset };
+  }
+
+  read(value: Buffer): ApiMessageAndVersion {
+    const header = this.readHeader(value);
+    const codec = metadataRecordCodec(header.recordType);
+    if (codec === undefined) {
+      throw new MetadataParseError(
+        'unknown-record-type',
+        `unknown metadata record type ${header.recordType}`,
+        header.bodyOffset,
+      );
+    }
+    if (!codec.validVersions.contains(header.version)) {
+      throw new MetadataParseError(
+        'unsupported-version',
+        `${codec.name} has no version ${header.version} (valid: ${codec.validVersions})`,
+        header.bodyOffset,
+      );
+    }
+    const reader = new ByteReader(value, header.bodyOffset);
+    let data: unknown;
+    try {
+      data = codec.readFrom(reader, header.version);
+    } catch (error) {
+      throw parseFailure(error, `${codec.name} v${header.version}`, reader.offset);
+    }
+    if (reader.remaining() !== 0) {
+      throw new MetadataParseError(
+        'trailing-bytes',
+        `${reader.remaining()} bytes after ${codec.name} v${header.version}`,
+        reader.offset,
+      );
+    }
+    return { recordType: header.recordType, version: header.version, data } as ApiMessageAndVersion;
+  }
+
+  write(record: ApiMessageAndVersion): Buffer {
+    const writer = new ByteWriter(INITIAL_WRITE_BUFFER_BYTES);
+    this.writeTo(writer, record);
+    return writer.toBuffer();
+  }
+
+  /** Appends the framed record to `writer`; throws `UnsupportedVersionError` for an unknown type or version. */
+  writeTo(writer: ByteWriter, record: ApiMessageAndVersion): void {
+    const codec = metadataRecordCodec(record.recordType);
+    if (codec === undefined) {
+      throw new UnsupportedVersionError(`unknown metadata record type ${String(record.recordType)}`);
+    }
+    // planFor refuses a version the record lacks before anything is written.
+    codec.planFor(record.version);
+    writer.writeUnsignedVarint(METADATA_FRAME_VERSION);
+    writer.writeUnsignedVarint(record.recordType);
+    writer.writeUnsignedVarint(record.version);
+    codec.writeTo(writer, record.data, record.version);
+  }
+
+  /**
+   * The records of a data batch as raft hands it to a listener, decoded in offset order. A
+   * control batch has none. A record without a value is malformed: KRaft never writes one.
+   */
+  readBatch(batch: Batch): ApiMessageAndVersion[] {
+    const records: ApiMessageAndVersion[] = [];
+    for (const record of batch.records) {
+      if (record.value === null) {
+        throw new MetadataParseError('malformed', `record at offset ${record.offset} has no value`, 0);
+      }
+      records.push(this.read(record.value));
+    }
+    return records;
+  }
+}

@@ -1,0 +1,3 @@
+import { defineLibrary } from '@kraft/tsup-config';
+
+export default defineLibrary({ entry: ['src/index.ts'] });
