@@ -11,6 +11,7 @@ import { VoteResponse } from '../messages/vote-response.js';
 import { ByteWriter } from '../primitives/byte-writer.js';
 import { Uuid } from '../primitives/uuid.js';
 import { field, struct } from './field.js';
+import type { FieldMap } from './field-declaration.js';
 import { defineMessage } from './message-codec.js';
 
 const hex = (text: string): Buffer => Buffer.from(text, 'hex');
@@ -229,6 +230,28 @@ describe('the DSL', () => {
     expect(() => duplicateTags.defaults() && duplicateTags.write(duplicateTags.defaults(), 0)).toThrow(
       /twice/,
     );
+  });
+
+  it('rejects an entity type on a field of the wrong type, and accepts it on the right one', () => {
+    const declare = (fields: FieldMap) =>
+      defineMessage({ name: 'Entities', validVersions: '0', flexibleVersions: '0+', fields });
+    expect(() => declare({ id: field.int64({ versions: '0+', entityType: 'brokerId' }) }).planFor(0)).toThrow(
+      /brokerId but holds int64/,
+    );
+    expect(() =>
+      declare({ ids: field.array('string', { versions: '0+', entityType: 'brokerId' }) }).planFor(0),
+    ).toThrow(/brokerId but holds string/);
+    expect(() =>
+      declare({ name: field.int32({ versions: '0+', entityType: 'topicName' }) }).planFor(0),
+    ).toThrow(/topicName but holds int32/);
+    const valid = declare({
+      brokerIds: field.array('int32', { versions: '0+', entityType: 'brokerId' }),
+      topic: field.string({ versions: '0+', entityType: 'topicName', mapKey: true }),
+      producerId: field.int64({ versions: '0+', entityType: 'producerId' }),
+    });
+    const data = valid.defaults({ brokerIds: [1], topic: 't', producerId: 7n });
+    // Entity types and map keys change no byte.
+    expect(valid.write(data, 0).toString('hex')).toBe('02000000010274000000000000000700');
   });
 
   it('builds default-filled nested data', () => {

@@ -3,6 +3,7 @@ import { Uuid } from '../primitives/uuid.js';
 import type {
   AnyFieldDeclaration,
   ArrayElementPrimitive,
+  EntityType,
   FieldMap,
   FieldType,
   StructDeclaration,
@@ -171,6 +172,26 @@ function minSizeOf(
   return compact ? 1 : 4; // bytes, records, arrays
 }
 
+/** The value type each entity type must have, as Kafka's generator checks it. */
+const ENTITY_VALUE_TYPES: Record<EntityType, FieldType> = {
+  brokerId: 'int32',
+  topicName: 'string',
+  producerId: 'int64',
+  transactionalId: 'string',
+  groupId: 'string',
+};
+
+function checkEntityType(structName: string, name: string, declaration: AnyFieldDeclaration): void {
+  const entityType = declaration.options.entityType;
+  if (entityType === undefined) return;
+  const valueType = declaration.type === 'array' ? declaration.element : declaration.type;
+  if (valueType !== ENTITY_VALUE_TYPES[entityType]) {
+    throw new IllegalStateError(
+      `${structName}.${name} is a ${entityType} but holds ${String(typeof valueType === 'object' ? 'structs' : valueType)}`,
+    );
+  }
+}
+
 interface CompileContext {
   readonly version: number;
   readonly flexible: boolean;
@@ -195,6 +216,7 @@ function compileField(
   if (!taggedVersions.isEmpty() && options.tag === undefined) {
     throw new IllegalStateError(`${structName}.${name} has taggedVersions but no tag`);
   }
+  checkEntityType(structName, name, declaration);
   if (declaration.defaultValue === null && options.nullableVersions === undefined) {
     throw new IllegalStateError(`${structName}.${name} defaults to null but is never nullable`);
   }
