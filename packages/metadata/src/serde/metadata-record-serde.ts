@@ -128,8 +128,9 @@ export class MetadataRecordSerde implements RecordSerde<ApiMessageAndVersion> {
   }
 
   /**
-   * The records of a data batch as raft hands it to a listener, decoded in offset order. A
-   * control batch has none. A record without a value is malformed: KRaft never writes one.
+   * The records of a data batch as raft hands it to a listener, decoded in offset order; a
+   * failure names the record's offset. A control batch has none. A record without a value is
+   * malformed: KRaft never writes one.
    */
   readBatch(batch: Batch): ApiMessageAndVersion[] {
     const records: ApiMessageAndVersion[] = [];
@@ -137,7 +138,19 @@ export class MetadataRecordSerde implements RecordSerde<ApiMessageAndVersion> {
       if (record.value === null) {
         throw new MetadataParseError('malformed', `record at offset ${record.offset} has no value`, 0);
       }
-      records.push(this.read(record.value));
+      try {
+        records.push(this.read(record.value));
+      } catch (error) {
+        if (!MetadataParseError.isMetadataParseError(error)) throw error;
+        throw new MetadataParseError(
+          error.failure,
+          `record at offset ${record.offset}: ${error.reason}`,
+          error.position,
+          {
+            cause: error,
+          },
+        );
+      }
     }
     return records;
   }
