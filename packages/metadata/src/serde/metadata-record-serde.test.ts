@@ -171,18 +171,11 @@ describe('unknown tagged fields in hand-built values', () => {
     });
   });
 
-  it('merges known and unknown tags of PartitionRecord v0 in tag order; tag 1 is unknown before v2', () => {
+  it('merges known and unknown tags of PartitionRecord in tag order', () => {
     const body = `00000001 ${TOPIC_ID_HEX} 0200000001 0200000001 01 01 00000001 00000002 00000003`;
-    // Tagged: leaderRecoveryState (tag 0) = 1, tag 1 = [4] (ELR from v2 on), tag 7 = empty.
-    const tagged = '03 00 01 01 01 05 0200000004 07 00';
-    const v0 = roundTrip(`010300 ${body} ${tagged}`);
-    expect(v0.data).toMatchObject({ leaderRecoveryState: 1, eligibleLeaderReplicas: null });
-    expect((v0.data as { unknownTaggedFields: unknown }).unknownTaggedFields).toEqual([
-      { tag: 1, data: Buffer.from('0200000004', 'hex') },
-      { tag: 7, data: Buffer.alloc(0) },
-    ]);
-    // v2 adds Directories (an empty compact array, 01) inline and knows tag 1 as the ELR.
-    const v2 = roundTrip(`010302 ${body} 01 ${tagged}`);
+    // v2 adds Directories (an empty compact array, 01) inline. Tagged: leaderRecoveryState (tag 0)
+    // = 1, the ELR (tag 1) = [4], tag 7 (no field has it) = empty.
+    const v2 = roundTrip(`010302 ${body} 01 03 00 01 01 01 05 0200000004 07 00`);
     expect(v2.data).toMatchObject({
       leaderRecoveryState: 1,
       eligibleLeaderReplicas: [4],
@@ -191,6 +184,13 @@ describe('unknown tagged fields in hand-built values', () => {
     expect((v2.data as { unknownTaggedFields: unknown }).unknownTaggedFields).toEqual([
       { tag: 7, data: Buffer.alloc(0) },
     ]);
+  });
+
+  it("refuses a tag the record gives a field at a later version (Kafka: 'Tag 1 is not valid for version 0')", () => {
+    const body = `00000001 ${TOPIC_ID_HEX} 0200000001 0200000001 01 01 00000001 00000002 00000003`;
+    const v0 = `010300 ${body} 01 01 05 0200000004`.replace(/\s+/g, '');
+    expect(parseFailureOf(v0)).toMatchObject({ failure: 'malformed' });
+    expect(() => serde.read(Buffer.from(v0, 'hex'))).toThrow('tag 1 is not valid for version 0');
   });
 
   it('keeps an unknown tag inside a nested struct (a RegisterBrokerRecord v0 endpoint)', () => {

@@ -60,6 +60,11 @@ export interface StructPlan {
   /** Fields in the tagged section at this version, in ascending tag order. */
   readonly taggedFields: readonly FieldPlan[];
   readonly tagLookup: ReadonlyMap<number, FieldPlan>;
+  /**
+   * Tags the struct gives a field at other versions only. Kafka's generated readers refuse them
+   * ("Tag N is not valid for version V") instead of keeping them as unknown tagged fields.
+   */
+  readonly tagsOfOtherVersions: ReadonlySet<number>;
   readonly flexible: boolean;
   readonly minSizeBytes: number;
 }
@@ -286,6 +291,13 @@ export function compileStructPlan(
     }
     tagLookup.set(plan.tag, plan);
   }
+  const tagsOfOtherVersions = new Set<number>();
+  for (const plan of fields) {
+    const options = plan.declaration.options;
+    if (options.tag === undefined || tagLookup.has(options.tag)) continue;
+    const tagged = VersionRange.parse(options.taggedVersions ?? 'none');
+    if (tagged.intersects(VersionRange.parse(options.versions))) tagsOfOtherVersions.add(options.tag);
+  }
   let minSizeBytes = context.flexible ? 1 : 0;
   for (const plan of fields) {
     if (plan.presence !== Presence.inline) continue;
@@ -299,6 +311,7 @@ export function compileStructPlan(
     fields,
     taggedFields,
     tagLookup,
+    tagsOfOtherVersions,
     flexible: context.flexible,
     minSizeBytes,
   };
