@@ -24,6 +24,8 @@ const USER_NAME = 'kraft-registry-test';
 export interface LocalRegistry {
   /** `http://127.0.0.1:<port>/` */
   readonly url: string;
+  /** The environment that points npm (and pnpm) at this registry only, with its login. */
+  readonly environment: NodeJS.ProcessEnv;
   /** Runs npm against this registry only; resolves with its stdout, rejects with its output. */
   npm(args: readonly string[], cwd: string): Promise<string>;
   /**
@@ -152,6 +154,7 @@ export async function startLocalRegistry(): Promise<LocalRegistry> {
     const running = server;
     return {
       url,
+      environment,
       async npm(args, cwd) {
         try {
           const { stdout } = await execFileAsync('npm', [...args, '--registry', url], {

@@ -2,15 +2,18 @@
 // pnpm, published at a prerelease version to a local verdaccio (no uplinks), and installed with
 // npm into a project outside the workspace, which imports every entry point, type-checks a
 // TypeScript consumer under moduleResolution node16 and bundler, and runs it.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRegistry, startLocalRegistry } from '../src/local-registry.js';
 import { stageForMirror, thirdPartyClosure } from '../src/mirror.js';
 import { packPackage } from '../src/pack.js';
 import { buildPublishedPackages, publishedPackages, repositoryRoot } from '../src/workspace.js';
+
+const execFileAsync = promisify(execFile);
 
 /** A version no real release uses, so nothing here can be mistaken for one. */
 const PRERELEASE_SUFFIX = '-registry-test.0';
@@ -104,8 +107,8 @@ describe('the packages published to a local registry', () => {
     const local = registryOrThrow();
     for (const { name } of packages) {
       const response = await fetch(`${local.url}${name.replace('/', '%2f')}`);
-      const document = (await response.json()) as { 'dist-tags'?: Record<string, string> };
-      expect(document['dist-tags'], name).toEqual({ next: prereleaseVersion });
+      const document = (await response.json()) as { versions?: Record<string, unknown> };
+      expect(Object.keys(document.versions ?? {}), name).toEqual([prereleaseVersion]);
     }
     const lock = readFileSync(join(consumerDirectory, 'package-lock.json'), 'utf8');
     const resolved = [...lock.matchAll(/"resolved": "([^"]+)"/g)].map((match) => match[1]);
@@ -157,4 +160,21 @@ describe('the packages published to a local registry', () => {
       },
     });
   });
+
+  // Last, since it publishes the tree's own versions: `pnpm release` (build, then changesets'
+  // publish, which runs pnpm publish per package) aimed at the local registry, without git tags.
+  it('publishes every package at its version with pnpm release', async () => {
+    const local = registryOrThrow();
+    await execFileAsync('pnpm', ['release', '--no-git-tag'], {
+      cwd: repositoryRoot,
+      env: local.environment,
+      timeout: 300_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    for (const { name, manifest } of packages) {
+      const response = await fetch(`${local.url}${name.replace('/', '%2f')}`);
+      const document = (await response.json()) as { 'dist-tags'?: Record<string, string> };
+      expect(document['dist-tags']?.['latest'], name).toBe(manifest.version);
+    }
+  }, 300_000);
 });
