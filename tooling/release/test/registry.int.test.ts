@@ -3,7 +3,15 @@
 // npm into a project outside the workspace, which imports every entry point, type-checks a
 // TypeScript consumer under moduleResolution node16 and bundler, and runs it.
 import { execFile, execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRegistry, startLocalRegistry } from '../src/local-registry.js';
 import { stageForMirror, thirdPartyClosure } from '../src/mirror.js';
 import { packPackage } from '../src/pack.js';
+import { readmeQuickStart } from '../src/readme-example.js';
 import { buildPublishedPackages, publishedPackages, repositoryRoot } from '../src/workspace.js';
 
 const execFileAsync = promisify(execFile);
@@ -95,7 +104,17 @@ beforeAll(async () => {
   await registry.npm(['pkg', 'set', 'type=module'], consumerDirectory);
   const specs = packages.map(({ name }) => `${name}@${prereleaseVersion}`);
   await registry.npm(['install', ...specs, `@types/node@${typesNodeVersion()}`], consumerDirectory);
+  copyFileSync(join(consumerFixtures, 'program.ts'), join(consumerDirectory, 'program.ts'));
+  for (const { name, path } of packages) {
+    const { example } = readmeQuickStart(readFileSync(join(path, 'README.md'), 'utf8'), name);
+    writeFileSync(join(consumerDirectory, readmeExampleFile(name)), example);
+  }
 }, 600_000);
+
+/** `@kraft/raft` → `readme-raft.ts` */
+function readmeExampleFile(name: string): string {
+  return `readme-${name.split('/').at(-1)}.ts`;
+}
 
 afterAll(async () => {
   await registry?.stop();
@@ -128,8 +147,7 @@ describe('the packages published to a local registry', () => {
     },
   );
 
-  it('type-checks a TypeScript consumer with moduleResolution bundler', () => {
-    copyFileSync(join(consumerFixtures, 'program.ts'), join(consumerDirectory, 'program.ts'));
+  it('type-checks the consumer and the README examples with moduleResolution bundler', () => {
     copyFileSync(
       join(consumerFixtures, 'tsconfig.bundler.json'),
       join(consumerDirectory, 'tsconfig.bundler.json'),
@@ -140,7 +158,6 @@ describe('the packages published to a local registry', () => {
   });
 
   it('compiles the consumer with moduleResolution node16, runs it and commits on a single-node quorum', () => {
-    copyFileSync(join(consumerFixtures, 'program.ts'), join(consumerDirectory, 'program.ts'));
     copyFileSync(join(consumerFixtures, 'tsconfig.node16.json'), join(consumerDirectory, 'tsconfig.json'));
     execFileSync(process.execPath, [typescriptCompiler, '-p', 'tsconfig.json'], { cwd: consumerDirectory });
     const output = execFileSync(process.execPath, [join('dist', 'program.js')], {
@@ -160,6 +177,33 @@ describe('the packages published to a local registry', () => {
       },
     });
   });
+
+  it.each(packages.map(({ name, path }) => [name, path] as const))(
+    "runs the first example of %s's README, installed as its install line says",
+    (name, path) => {
+      const { installedPackages } = readmeQuickStart(readFileSync(join(path, 'README.md'), 'utf8'), name);
+      for (const installed of installedPackages) {
+        expect(
+          existsSync(join(consumerDirectory, 'node_modules', installed, 'package.json')),
+          installed,
+        ).toBe(true);
+      }
+      // Compiled by the node16 test above; the examples' temporary directories go in the consumer's.
+      const temporaryDirectory = join(consumerDirectory, 'tmp');
+      mkdirSync(temporaryDirectory, { recursive: true });
+      const output = execFileSync(
+        process.execPath,
+        [join('dist', readmeExampleFile(name).replace(/\.ts$/, '.js'))],
+        {
+          cwd: consumerDirectory,
+          encoding: 'utf8',
+          timeout: 60_000,
+          env: { ...process.env, TMPDIR: temporaryDirectory },
+        },
+      );
+      expect(output.trim()).not.toBe('');
+    },
+  );
 
   // Last, since it publishes the tree's own versions: `pnpm release` (build, then changesets'
   // publish, which runs pnpm publish per package) aimed at the local registry, without git tags.
