@@ -11,7 +11,8 @@ cd "$(dirname "$0")/../../.."
 
 since="${KRAFT_CHANGESET_SINCE:-}"
 if [ -z "$since" ]; then
-  since=$(git log --format='%H %s' | awk '$2 == "release:" { print $1; exit }')
+  # awk reads to the end: leaving early would kill git log with SIGPIPE, failing the pipeline.
+  since=$(git log --format='%H %s' | awk '$2 == "release:" && !found { print $1; found = 1 }')
 fi
 if [ -z "$since" ]; then
   since=$(git rev-list --max-parents=0 HEAD | tail -n 1)
