@@ -8,16 +8,17 @@ export default class SummaryReporter implements Reporter {
     let failed = unhandledErrors.length;
     let skipped = 0;
     for (const testModule of testModules) {
-      let testsInModule = 0;
+      let failedInModule = 0;
       for (const testCase of testModule.children.allTests()) {
-        testsInModule += 1;
         const state = testCase.result().state;
         if (state === 'passed') passed += 1;
-        else if (state === 'failed') failed += 1;
+        else if (state === 'failed') failedInModule += 1;
         else skipped += 1;
       }
-      // A module that failed to load has no tests but must still count as a failure.
-      if (testsInModule === 0 && testModule.state() === 'failed') failed += 1;
+      // A module that failed to load, or whose beforeAll/afterAll threw (its tests then count as
+      // skipped), has no failed test but must still count as a failure.
+      if (failedInModule === 0 && testModule.state() === 'failed') failedInModule = 1;
+      failed += failedInModule;
     }
     process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
