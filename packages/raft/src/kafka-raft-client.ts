@@ -67,6 +67,7 @@ import { type QuorumConfig, resolveQuorumConfig } from './quorum-config.js';
 import { QuorumState } from './quorum-state.js';
 import type { LeaderAndEpoch, Listener, RaftClient, SnapshotWriter } from './raft-client.js';
 import type { RaftClientObservableState } from './raft-client-observable-state.js';
+import { RaftOutbox, type RaftReady } from './raft-outbox.js';
 import { ReplicaKey } from './replica-key.js';
 import { RequestManager } from './request-manager.js';
 import { RaftApiKey } from './rpc/raft-api-key.js';
@@ -105,6 +106,8 @@ export class KafkaRaftClient implements RaftClient {
   private readonly kraftVersion: QuorumStateDataVersion;
   private readonly quorum: QuorumState;
   private readonly requestManager: RequestManager;
+  /** The effects every call leaves for the driver (`ready()`). */
+  private readonly outbox = new RaftOutbox();
   /** What this client shares with the modules it delegates to. */
   private readonly context: RaftClientContext;
   private readonly leaderWritePath: LeaderWritePath;
@@ -154,6 +157,7 @@ export class KafkaRaftClient implements RaftClient {
       electionTimeoutMs: this.config.electionTimeoutMs,
       fetchTimeoutMs: this.config.fetchTimeoutMs,
       store: options.quorumStateStore,
+      outbox: this.outbox,
       random: options.random,
       kraftVersion: () => kraftVersion,
       isRecoveringLostData: () => this.log.recoveringUntilOffset?.() !== undefined,
@@ -169,6 +173,7 @@ export class KafkaRaftClient implements RaftClient {
       config: this.config,
       log: this.log,
       network: this.network,
+      outbox: this.outbox,
       logger: this.logger,
       topic: this.topic,
       listenerName: this.listenerName,
@@ -298,6 +303,26 @@ export class KafkaRaftClient implements RaftClient {
     this.maybeCompleteShutdown(nowMs);
     if (this.inbound.length > 0 || this.needsFlush()) timeoutMs = 0;
     return nowMs + timeoutMs;
+  }
+
+  /**
+   * Takes what the calls since the last `ready()` left for the driver: an election state to write
+   * durably (report it with `onElectionStatePersisted`) and the messages free to leave, in order.
+   * Call it after every call into the client (`poll`, `onLogFlushed`, ...): a message recorded
+   * behind an election write is handed out only once that write is reported durable.
+   */
+  ready(): RaftReady {
+    return this.outbox.takeReady();
+  }
+
+  /** True when `ready()` has something to hand out. */
+  hasReady(): boolean {
+    return this.outbox.hasReady();
+  }
+
+  /** The driver made the election state of `ready().electionState.id` durable. */
+  onElectionStatePersisted(id: number, _nowMs: number): void {
+    this.outbox.onElectionStatePersisted(id);
   }
 
   /** True when appended data is not yet durable: the driver must flush and call `onLogFlushed`. */
@@ -455,16 +480,16 @@ export class KafkaRaftClient implements RaftClient {
   private handleInboundRequest(request: InboundRequest, nowMs: number): void {
     switch (request.apiKey) {
       case RaftApiKey.VOTE:
-        this.network.sendResponse(request, this.voteHandler.handleVoteRequest(request, nowMs));
+        this.outbox.sendResponse(request, this.voteHandler.handleVoteRequest(request, nowMs));
         return;
       case RaftApiKey.BEGIN_QUORUM_EPOCH:
-        this.network.sendResponse(
+        this.outbox.sendResponse(
           request,
           this.quorumEpochHandler.handleBeginQuorumEpochRequest(request, nowMs),
         );
         return;
       case RaftApiKey.END_QUORUM_EPOCH:
-        this.network.sendResponse(
+        this.outbox.sendResponse(
           request,
           this.quorumEpochHandler.handleEndQuorumEpochRequest(request, nowMs),
         );
@@ -473,25 +498,25 @@ export class KafkaRaftClient implements RaftClient {
         this.fetchHandler.handleFetchRequest(request, nowMs);
         return;
       case RaftApiKey.FETCH_SNAPSHOT:
-        this.network.sendResponse(
+        this.outbox.sendResponse(
           request,
           this.fetchSnapshotHandler.handleFetchSnapshotRequest(request, nowMs),
         );
         return;
       case RaftApiKey.DESCRIBE_QUORUM:
-        this.network.sendResponse(
+        this.outbox.sendResponse(
           request,
           this.describeQuorumHandler.handleDescribeQuorumRequest(request, nowMs),
         );
         return;
       case RaftApiKey.ADD_RAFT_VOTER:
-        this.network.sendResponse(request, this.voterChangeHandler.handleAddVoterRequest(request));
+        this.outbox.sendResponse(request, this.voterChangeHandler.handleAddVoterRequest(request));
         return;
       case RaftApiKey.REMOVE_RAFT_VOTER:
-        this.network.sendResponse(request, this.voterChangeHandler.handleRemoveVoterRequest(request));
+        this.outbox.sendResponse(request, this.voterChangeHandler.handleRemoveVoterRequest(request));
         return;
       case RaftApiKey.UPDATE_RAFT_VOTER:
-        this.network.sendResponse(request, this.voterChangeHandler.handleUpdateVoterRequest(request));
+        this.outbox.sendResponse(request, this.voterChangeHandler.handleUpdateVoterRequest(request));
         return;
       default:
         this.answerUnhandledRequest(request);
@@ -507,10 +532,7 @@ export class KafkaRaftClient implements RaftClient {
     const api = apiKeyFor(request.apiKey);
     this.logger.warn({ apiKey: request.apiKey }, 'a request the raft core does not handle');
     if (api === undefined) return;
-    this.network.sendResponse(
-      request,
-      api.response.defaults({ errorCode: Errors.UNKNOWN_SERVER_ERROR.code }),
-    );
+    this.outbox.sendResponse(request, api.response.defaults({ errorCode: Errors.UNKNOWN_SERVER_ERROR.code }));
   }
 
   private clusterId(): string | null {
@@ -569,7 +591,7 @@ export class KafkaRaftClient implements RaftClient {
     nowMs: number,
   ): void {
     const correlationId = this.network.newCorrelationId();
-    this.network.send({ correlationId, apiKey, apiVersion, data, createdTimeMs: nowMs, destinationId });
+    this.outbox.sendRequest({ correlationId, apiKey, apiVersion, data, createdTimeMs: nowMs, destinationId });
     this.requestManager.onRequestSent(destinationId, correlationId, nowMs);
     this.outstanding.set(destinationId, { correlationId, apiKey, epoch, preVote });
   }

@@ -31,6 +31,8 @@ function newQuorum(
     electionTimeoutMs: ELECTION_TIMEOUT_MS,
     fetchTimeoutMs: FETCH_TIMEOUT_MS,
     store,
+    // What the driver does with each write the outbox hands out; durable at once here.
+    outbox: { persistElectionState: (data, dataVersion) => void store.writeElectionState(data, dataVersion) },
     random,
     kraftVersion: () => 0,
   });
