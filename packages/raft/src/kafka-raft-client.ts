@@ -36,7 +36,9 @@
  *
  * Layout: this class keeps the lifecycle, the poll loop, the RaftClient API and the dispatch of
  * inbound messages; `client/` holds state polling, transitions, the leader write path and the
- * listeners, `handlers/` one module per RPC. They share state only through `RaftClientContext`.
+ * listeners, `handlers/` one module per RPC. They share state only through `RaftClientContext`;
+ * `client/` sees the handlers only through `client/request-senders.ts`. Messages and election
+ * writes go into the outbox, which the driver drains with `ready()` (RaftOutbox).
  */
 import { apiKeyFor, Errors, invariant, type Logger, silentLogger, Uuid } from '@kraft/protocol';
 import { MemoryRecords, type Records } from '@kraft/records';
@@ -73,7 +75,6 @@ import { RequestManager } from './request-manager.js';
 import { RaftApiKey } from './rpc/raft-api-key.js';
 import { METADATA_TOPIC, type ReplicatedTopic } from './rpc/raft-messages.js';
 import { DEFAULT_RPC_VERSIONS, type RpcVersions } from './rpc/rpc-versions.js';
-import { FollowerState } from './states/follower-state.js';
 import { DEFAULT_CONTROLLER_LISTENER_NAME } from './voter-set.js';
 
 // The public names this module has always exported; they now live beside the code that uses them.
@@ -193,10 +194,7 @@ export class KafkaRaftClient implements RaftClient {
       sendRequest: (destinationId, apiKey, apiVersion, data, epoch, preVote, nowMs) =>
         this.sendRequest(destinationId, apiKey, apiVersion, data, epoch, preVote, nowMs),
     };
-    // The leader write path answers parked fetches, whose answers can advance the high watermark.
-    this.leaderWritePath = new LeaderWritePath(this.log, (nowMs) =>
-      this.fetchHandler.completeParkedFetches(nowMs),
-    );
+    this.leaderWritePath = new LeaderWritePath(this.log);
     this.fetchHandler = new FetchHandler(this.context, this.leaderWritePath);
     this.transitions = new StateTransitions(this.context, this.leaderWritePath, this.fetchHandler);
     this.voteHandler = new VoteHandler(this.context, this.transitions);
@@ -209,6 +207,7 @@ export class KafkaRaftClient implements RaftClient {
       this.context,
       this.transitions,
       this.leaderWritePath,
+      this.fetchHandler,
       this.voteHandler,
       this.quorumEpochHandler,
       this.followerFetch,
@@ -345,8 +344,10 @@ export class KafkaRaftClient implements RaftClient {
     if (!this.quorum.isLeader()) return;
     const durable = Math.min(flushedOffset, this.log.lastFlushedOffset(), this.log.endOffset());
     const leader = this.quorum.leaderStateOrThrow();
-    if (leader.updateLocalState(durable, nowMs))
+    if (leader.updateLocalState(durable, nowMs)) {
       this.leaderWritePath.onLeaderHighWatermarkChanged(leader, nowMs);
+      this.fetchHandler.completeParkedFetches(nowMs);
+    }
   }
 
   // --- RaftClient API -----------------------------------------------------------------------
@@ -652,21 +653,11 @@ export class KafkaRaftClient implements RaftClient {
       nowMs >= this.shutdownDeadlineMs;
     if (!done) return;
     this.shutdownComplete = true;
-    this.closeSnapshotDownload();
+    // A download in progress holds an open `.part` file; after shutdown the driver closes the log
+    // and nothing would finish or close it. A restart deletes the partial file and downloads again.
+    this.quorum.close();
     this.logger.info({ epoch: this.quorum.epoch() }, 'graceful shutdown complete');
     this.listenerDispatch.beginShutdown();
-  }
-
-  /**
-   * A download in progress holds an open `.part` file; after shutdown the driver closes the log and
-   * nothing would finish or close it (Kafka closes it with the follower state). A restart deletes
-   * the partial file and downloads again.
-   */
-  private closeSnapshotDownload(): void {
-    const state = this.quorum.state();
-    if (!(state instanceof FollowerState) || state.fetchingSnapshot === undefined) return;
-    state.fetchingSnapshot.close();
-    state.fetchingSnapshot = undefined;
   }
 }
 

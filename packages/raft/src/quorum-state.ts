@@ -346,9 +346,11 @@ export class QuorumState {
       votedKey = current.election().votedKey;
     }
     const listeners = this.leaderListeners(leaderId, endpoints);
-    this.durableTransitionTo(
-      this.newFollower(epoch, leaderId, listeners, votedKey, current.highWatermark(), nowMs),
-    );
+    const next = this.newFollower(epoch, leaderId, listeners, votedKey, current.highWatermark(), nowMs);
+    // Following the same leader on: its snapshot download goes on rather than starting over.
+    if (current instanceof FollowerState && current.leaderId === leaderId)
+      next.takeOverSnapshotDownload(current);
+    this.durableTransitionTo(next);
   }
 
   /** Unattached / Follower / Candidate (voter) → Prospective(same epoch). Memory only. */
@@ -501,8 +503,15 @@ export class QuorumState {
     this.memoryTransitionTo(next);
   }
 
+  /** The node stops: the current state releases what it owns (an open snapshot download). */
+  close(): void {
+    this.currentState?.close();
+  }
+
+  /** The one place a state ends: it releases what it owns before the next one takes over. */
   private memoryTransitionTo(next: EpochState): void {
     const previous = this.currentState;
+    previous?.close();
     this.currentState = next;
     this.logger.info(
       {

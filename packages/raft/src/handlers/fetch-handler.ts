@@ -209,6 +209,7 @@ export class FetchHandler {
           leader.updateReplicaState(fetch.replicaKey, nowMs, fetch.fetchOffset, this.context.log.endOffset())
         ) {
           this.leaderWritePath.onLeaderHighWatermarkChanged(leader, nowMs);
+          this.completeParkedFetches(nowMs);
         }
         result = { ...base, highWatermark: leader.highWatermark(), records };
       }
