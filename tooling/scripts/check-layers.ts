@@ -73,6 +73,11 @@ for (const packageDirectory of readdirSync(join(root, 'packages'))) {
       }
     }
     const inRaftCore = manifest.name === '@kraft/raft' && !relative(sourceDirectory, file).startsWith('io/');
+    // The client's modules see the handlers only through client/request-senders.ts.
+    if (manifest.name === '@kraft/raft' && relative(sourceDirectory, file).startsWith('client/')) {
+      if (/from ['"]\.\.\/handlers\//.test(text))
+        problems.push(`${where}: client/ must not import handlers/`);
+    }
     if (inRaftCore && !file.endsWith('.test.ts')) {
       for (const [pattern, what] of bannedInRaftCore) {
         if (pattern.test(text)) problems.push(`${where}: the raft core must not use ${what}`);

@@ -115,8 +115,20 @@ async function startLockedServer(
     await channel.close();
     throw error;
   }
-  const client = createClient({ config, commandLine, logger, log, channel, random, fileSystem });
-  const driver = new RaftDriver({ client, log, time, logger, maxQueuedMessages: MAX_QUEUED_DRIVER_MESSAGES });
+  const quorumStateStore = new FileQuorumStateStore({
+    fileSystem,
+    path: join(config.metadataLogDir, PERFORMANCE_TEST_TOPIC_PARTITION, QUORUM_STATE_FILE_NAME),
+  });
+  const client = createClient({ config, commandLine, logger, log, channel, random, quorumStateStore });
+  const driver = new RaftDriver({
+    client,
+    log,
+    network: channel,
+    quorumStateStore,
+    time,
+    logger,
+    maxQueuedMessages: MAX_QUEUED_DRIVER_MESSAGES,
+  });
   const { generator, reporter } = attachWorkload(options, client, driver);
   client.initialize(time.milliseconds());
   const stopped = driver.start();
@@ -147,7 +159,7 @@ interface ClientParts {
   readonly log: RaftLog;
   readonly channel: TcpNetworkChannel;
   readonly random: Random;
-  readonly fileSystem: NodeFileSystem;
+  readonly quorumStateStore: FileQuorumStateStore;
 }
 
 function createClient(parts: ClientParts): KafkaRaftClient {
@@ -162,10 +174,7 @@ function createClient(parts: ClientParts): KafkaRaftClient {
     ),
     log: parts.log,
     network: parts.channel,
-    quorumStateStore: new FileQuorumStateStore({
-      fileSystem: parts.fileSystem,
-      path: join(config.metadataLogDir, PERFORMANCE_TEST_TOPIC_PARTITION, QUORUM_STATE_FILE_NAME),
-    }),
+    quorumStateStore: parts.quorumStateStore,
     random: parts.random,
     config: quorumSettings(config),
     listenerName: config.controllerListener.name,

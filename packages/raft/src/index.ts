@@ -27,6 +27,8 @@ export {
 export { type KafkaRaftLogOptions, openKafkaRaftLog } from './io/kafka-raft-log.js';
 export {
   type CommitLatency,
+  type DrivenNetworkChannel,
+  type DrivenQuorumStateStore,
   type DrivenRaftClient,
   type DrivenRaftLog,
   RaftDriver,
@@ -85,6 +87,12 @@ export {
   type SnapshotWriter,
   UNKNOWN_LEADER_AND_EPOCH,
 } from './raft-client.js';
+export {
+  type ElectionStateWrite,
+  MAX_HELD_MESSAGES,
+  type OutboundMessage,
+  type RaftReady,
+} from './raft-outbox.js';
 export { ReplicaKey } from './replica-key.js';
 export { RequestManager } from './request-manager.js';
 export {

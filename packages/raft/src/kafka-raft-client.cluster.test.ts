@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { KafkaRaftClient } from './kafka-raft-client.js';
 import { SeededRandom } from './ports/random.js';
+import { carryOutReadyAtOnce } from './testing/carry-out-ready.js';
 import { MockLog } from './testing/mock-log.js';
 import { MockNetworkChannel } from './testing/mock-network-channel.js';
 import { MockQuorumStateStore } from './testing/mock-quorum-state-store.js';
@@ -16,6 +17,7 @@ interface Node {
   readonly client: KafkaRaftClient;
   readonly log: MockLog;
   readonly channel: MockNetworkChannel;
+  readonly store: MockQuorumStateStore;
   readonly listener: MockListener;
 }
 
@@ -30,12 +32,13 @@ class MiniCluster {
     this.nodes = voters.voterIds().map((id) => {
       const log = new MockLog();
       const channel = new MockNetworkChannel();
+      const store = new MockQuorumStateStore();
       const client = new KafkaRaftClient({
         nodeId: id,
         voters,
         log,
         network: channel,
-        quorumStateStore: new MockQuorumStateStore(),
+        quorumStateStore: store,
         random: new SeededRandom(seed * 31 + id),
         config: {
           electionTimeoutMs: 100,
@@ -48,7 +51,7 @@ class MiniCluster {
       const listener = new MockListener();
       client.register(listener);
       client.initialize(0);
-      return { id, client, log, channel, listener };
+      return { id, client, log, channel, store, listener };
     });
   }
 
@@ -83,7 +86,9 @@ class MiniCluster {
     }
     for (const node of this.nodes) {
       node.client.poll(this.nowMs);
+      carryOutReadyAtOnce(node.client, node.store, node.channel, this.nowMs);
       if (node.client.needsFlush()) node.client.onLogFlushed(node.log.flushSync(), this.nowMs);
+      carryOutReadyAtOnce(node.client, node.store, node.channel, this.nowMs);
     }
   }
 

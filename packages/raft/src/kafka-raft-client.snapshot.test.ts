@@ -268,14 +268,14 @@ describe('a snapshot download at shutdown', () => {
     await context.poll();
     const follower = context.client.quorumState().state();
     if (!(follower instanceof FollowerState)) throw new Error('not a follower');
-    const writer = follower.fetchingSnapshot;
+    const writer = follower.snapshotDownload();
     if (writer === undefined) throw new Error('the download did not start');
     const close = vi.spyOn(writer, 'close');
     context.client.shutdown(5_000, context.time.milliseconds());
     await context.poll();
     expect(context.client.isShutdownComplete()).toBe(true);
     expect(close).toHaveBeenCalledTimes(1);
-    expect(follower.fetchingSnapshot).toBeUndefined();
+    expect(follower.snapshotDownload()).toBeUndefined();
   });
 });
 

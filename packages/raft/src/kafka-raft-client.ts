@@ -36,7 +36,9 @@
  *
  * Layout: this class keeps the lifecycle, the poll loop, the RaftClient API and the dispatch of
  * inbound messages; `client/` holds state polling, transitions, the leader write path and the
- * listeners, `handlers/` one module per RPC. They share state only through `RaftClientContext`.
+ * listeners, `handlers/` one module per RPC. They share state only through `RaftClientContext`;
+ * `client/` sees the handlers only through `client/request-senders.ts`. Messages and election
+ * writes go into the outbox, which the driver drains with `ready()` (RaftOutbox).
  */
 import { apiKeyFor, Errors, invariant, type Logger, silentLogger, Uuid } from '@kraft/protocol';
 import { MemoryRecords, type Records } from '@kraft/records';
@@ -67,12 +69,12 @@ import { type QuorumConfig, resolveQuorumConfig } from './quorum-config.js';
 import { QuorumState } from './quorum-state.js';
 import type { LeaderAndEpoch, Listener, RaftClient, SnapshotWriter } from './raft-client.js';
 import type { RaftClientObservableState } from './raft-client-observable-state.js';
+import { RaftOutbox, type RaftReady } from './raft-outbox.js';
 import { ReplicaKey } from './replica-key.js';
 import { RequestManager } from './request-manager.js';
 import { RaftApiKey } from './rpc/raft-api-key.js';
 import { METADATA_TOPIC, type ReplicatedTopic } from './rpc/raft-messages.js';
 import { DEFAULT_RPC_VERSIONS, type RpcVersions } from './rpc/rpc-versions.js';
-import { FollowerState } from './states/follower-state.js';
 import { DEFAULT_CONTROLLER_LISTENER_NAME } from './voter-set.js';
 
 // The public names this module has always exported; they now live beside the code that uses them.
@@ -105,6 +107,8 @@ export class KafkaRaftClient implements RaftClient {
   private readonly kraftVersion: QuorumStateDataVersion;
   private readonly quorum: QuorumState;
   private readonly requestManager: RequestManager;
+  /** The effects every call leaves for the driver (`ready()`). */
+  private readonly outbox = new RaftOutbox();
   /** What this client shares with the modules it delegates to. */
   private readonly context: RaftClientContext;
   private readonly leaderWritePath: LeaderWritePath;
@@ -154,6 +158,7 @@ export class KafkaRaftClient implements RaftClient {
       electionTimeoutMs: this.config.electionTimeoutMs,
       fetchTimeoutMs: this.config.fetchTimeoutMs,
       store: options.quorumStateStore,
+      outbox: this.outbox,
       random: options.random,
       kraftVersion: () => kraftVersion,
       isRecoveringLostData: () => this.log.recoveringUntilOffset?.() !== undefined,
@@ -169,6 +174,7 @@ export class KafkaRaftClient implements RaftClient {
       config: this.config,
       log: this.log,
       network: this.network,
+      outbox: this.outbox,
       logger: this.logger,
       topic: this.topic,
       listenerName: this.listenerName,
@@ -188,10 +194,7 @@ export class KafkaRaftClient implements RaftClient {
       sendRequest: (destinationId, apiKey, apiVersion, data, epoch, preVote, nowMs) =>
         this.sendRequest(destinationId, apiKey, apiVersion, data, epoch, preVote, nowMs),
     };
-    // The leader write path answers parked fetches, whose answers can advance the high watermark.
-    this.leaderWritePath = new LeaderWritePath(this.log, (nowMs) =>
-      this.fetchHandler.completeParkedFetches(nowMs),
-    );
+    this.leaderWritePath = new LeaderWritePath(this.log);
     this.fetchHandler = new FetchHandler(this.context, this.leaderWritePath);
     this.transitions = new StateTransitions(this.context, this.leaderWritePath, this.fetchHandler);
     this.voteHandler = new VoteHandler(this.context, this.transitions);
@@ -204,6 +207,7 @@ export class KafkaRaftClient implements RaftClient {
       this.context,
       this.transitions,
       this.leaderWritePath,
+      this.fetchHandler,
       this.voteHandler,
       this.quorumEpochHandler,
       this.followerFetch,
@@ -300,6 +304,26 @@ export class KafkaRaftClient implements RaftClient {
     return nowMs + timeoutMs;
   }
 
+  /**
+   * Takes what the calls since the last `ready()` left for the driver: an election state to write
+   * durably (report it with `onElectionStatePersisted`) and the messages free to leave, in order.
+   * Call it after every call into the client (`poll`, `onLogFlushed`, ...): a message recorded
+   * behind an election write is handed out only once that write is reported durable.
+   */
+  ready(): RaftReady {
+    return this.outbox.takeReady();
+  }
+
+  /** True when `ready()` has something to hand out. */
+  hasReady(): boolean {
+    return this.outbox.hasReady();
+  }
+
+  /** The driver made the election state of `ready().electionState.id` durable. */
+  onElectionStatePersisted(id: number, _nowMs: number): void {
+    this.outbox.onElectionStatePersisted(id);
+  }
+
   /** True when appended data is not yet durable: the driver must flush and call `onLogFlushed`. */
   needsFlush(): boolean {
     return this.log.lastFlushedOffset() < this.log.endOffset();
@@ -320,8 +344,10 @@ export class KafkaRaftClient implements RaftClient {
     if (!this.quorum.isLeader()) return;
     const durable = Math.min(flushedOffset, this.log.lastFlushedOffset(), this.log.endOffset());
     const leader = this.quorum.leaderStateOrThrow();
-    if (leader.updateLocalState(durable, nowMs))
+    if (leader.updateLocalState(durable, nowMs)) {
       this.leaderWritePath.onLeaderHighWatermarkChanged(leader, nowMs);
+      this.fetchHandler.completeParkedFetches(nowMs);
+    }
   }
 
   // --- RaftClient API -----------------------------------------------------------------------
@@ -455,16 +481,16 @@ export class KafkaRaftClient implements RaftClient {
   private handleInboundRequest(request: InboundRequest, nowMs: number): void {
     switch (request.apiKey) {
       case RaftApiKey.VOTE:
-        this.network.sendResponse(request, this.voteHandler.handleVoteRequest(request, nowMs));
+        this.outbox.sendResponse(request, this.voteHandler.handleVoteRequest(request, nowMs));
         return;
       case RaftApiKey.BEGIN_QUORUM_EPOCH:
-        this.network.sendResponse(
+        this.outbox.sendResponse(
           request,
           this.quorumEpochHandler.handleBeginQuorumEpochRequest(request, nowMs),
         );
         return;
       case RaftApiKey.END_QUORUM_EPOCH:
-        this.network.sendResponse(
+        this.outbox.sendResponse(
           request,
           this.quorumEpochHandler.handleEndQuorumEpochRequest(request, nowMs),
         );
@@ -473,25 +499,25 @@ export class KafkaRaftClient implements RaftClient {
         this.fetchHandler.handleFetchRequest(request, nowMs);
         return;
       case RaftApiKey.FETCH_SNAPSHOT:
-        this.network.sendResponse(
+        this.outbox.sendResponse(
           request,
           this.fetchSnapshotHandler.handleFetchSnapshotRequest(request, nowMs),
         );
         return;
       case RaftApiKey.DESCRIBE_QUORUM:
-        this.network.sendResponse(
+        this.outbox.sendResponse(
           request,
           this.describeQuorumHandler.handleDescribeQuorumRequest(request, nowMs),
         );
         return;
       case RaftApiKey.ADD_RAFT_VOTER:
-        this.network.sendResponse(request, this.voterChangeHandler.handleAddVoterRequest(request));
+        this.outbox.sendResponse(request, this.voterChangeHandler.handleAddVoterRequest(request));
         return;
       case RaftApiKey.REMOVE_RAFT_VOTER:
-        this.network.sendResponse(request, this.voterChangeHandler.handleRemoveVoterRequest(request));
+        this.outbox.sendResponse(request, this.voterChangeHandler.handleRemoveVoterRequest(request));
         return;
       case RaftApiKey.UPDATE_RAFT_VOTER:
-        this.network.sendResponse(request, this.voterChangeHandler.handleUpdateVoterRequest(request));
+        this.outbox.sendResponse(request, this.voterChangeHandler.handleUpdateVoterRequest(request));
         return;
       default:
         this.answerUnhandledRequest(request);
@@ -507,10 +533,7 @@ export class KafkaRaftClient implements RaftClient {
     const api = apiKeyFor(request.apiKey);
     this.logger.warn({ apiKey: request.apiKey }, 'a request the raft core does not handle');
     if (api === undefined) return;
-    this.network.sendResponse(
-      request,
-      api.response.defaults({ errorCode: Errors.UNKNOWN_SERVER_ERROR.code }),
-    );
+    this.outbox.sendResponse(request, api.response.defaults({ errorCode: Errors.UNKNOWN_SERVER_ERROR.code }));
   }
 
   private clusterId(): string | null {
@@ -569,7 +592,7 @@ export class KafkaRaftClient implements RaftClient {
     nowMs: number,
   ): void {
     const correlationId = this.network.newCorrelationId();
-    this.network.send({ correlationId, apiKey, apiVersion, data, createdTimeMs: nowMs, destinationId });
+    this.outbox.sendRequest({ correlationId, apiKey, apiVersion, data, createdTimeMs: nowMs, destinationId });
     this.requestManager.onRequestSent(destinationId, correlationId, nowMs);
     this.outstanding.set(destinationId, { correlationId, apiKey, epoch, preVote });
   }
@@ -630,21 +653,11 @@ export class KafkaRaftClient implements RaftClient {
       nowMs >= this.shutdownDeadlineMs;
     if (!done) return;
     this.shutdownComplete = true;
-    this.closeSnapshotDownload();
+    // A download in progress holds an open `.part` file; after shutdown the driver closes the log
+    // and nothing would finish or close it. A restart deletes the partial file and downloads again.
+    this.quorum.close();
     this.logger.info({ epoch: this.quorum.epoch() }, 'graceful shutdown complete');
     this.listenerDispatch.beginShutdown();
-  }
-
-  /**
-   * A download in progress holds an open `.part` file; after shutdown the driver closes the log and
-   * nothing would finish or close it (Kafka closes it with the follower state). A restart deletes
-   * the partial file and downloads again.
-   */
-  private closeSnapshotDownload(): void {
-    const state = this.quorum.state();
-    if (!(state instanceof FollowerState) || state.fetchingSnapshot === undefined) return;
-    state.fetchingSnapshot.close();
-    state.fetchingSnapshot = undefined;
   }
 }
 

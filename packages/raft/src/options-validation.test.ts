@@ -109,6 +109,8 @@ describe('RaftDriver options', () => {
   const driverOptions = () => ({
     client: new KafkaRaftClient(clientOptions()),
     log: new MockLog(),
+    network: new MockNetworkChannel(),
+    quorumStateStore: new MockQuorumStateStore(),
     time: new MockTime(),
     logger: silentLogger,
   });

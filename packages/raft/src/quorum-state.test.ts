@@ -1,8 +1,9 @@
 import { IllegalStateError, Uuid } from '@kraft/protocol';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ElectionState } from './election-state.js';
 import { Endpoints } from './endpoints.js';
 import { BatchAccumulator } from './internals/batch-accumulator.js';
+import type { RawSnapshotWriter } from './ports/raft-log.js';
 import { QuorumState } from './quorum-state.js';
 import { ReplicaKey } from './replica-key.js';
 import { MockQuorumStateStore } from './testing/mock-quorum-state-store.js';
@@ -31,6 +32,8 @@ function newQuorum(
     electionTimeoutMs: ELECTION_TIMEOUT_MS,
     fetchTimeoutMs: FETCH_TIMEOUT_MS,
     store,
+    // What the driver does with each write the outbox hands out; durable at once here.
+    outbox: { persistElectionState: (data, dataVersion) => void store.writeElectionState(data, dataVersion) },
     random,
     kraftVersion: () => 0,
   });
@@ -257,5 +260,32 @@ describe('QuorumState transitions (the table at the head of quorum-state.ts)', (
   it('Leader and Resigned cannot go to Prospective', () => {
     const { quorum } = newQuorum({ stored: ElectionState.withElectedLeader(4, 1, undefined, [1, 2, 3]) });
     expect(() => quorum.transitionToProspective(0)).toThrow(/Prospective/);
+  });
+
+  it('a state releases what it owns when a transition ends it, and a download follows the same leader', () => {
+    const { quorum } = newQuorum({ stored: ElectionState.withElectedLeader(4, 2, undefined, [1, 2, 3]) });
+    const writer = { close: vi.fn() } as unknown as RawSnapshotWriter;
+    quorum.followerStateOrThrow().startSnapshotDownload(writer);
+    // Same leader, new endpoints: the download goes on in the next follower state.
+    quorum.transitionToFollower(
+      4,
+      2,
+      Endpoints.fromEntries([['CONTROLLER', { host: 'localhost', port: 9093 }]]),
+      0,
+    );
+    expect(quorum.followerStateOrThrow().snapshotDownload()).toBe(writer);
+    expect(writer.close).not.toHaveBeenCalled();
+    // A higher epoch without a leader ends the follower state: its download is abandoned.
+    quorum.transitionToUnattached(5, undefined, 0);
+    expect(writer.close).toHaveBeenCalledTimes(1);
+  });
+
+  it('close() releases what the current state owns', () => {
+    const { quorum } = newQuorum({ stored: ElectionState.withElectedLeader(4, 2, undefined, [1, 2, 3]) });
+    const writer = { close: vi.fn() } as unknown as RawSnapshotWriter;
+    quorum.followerStateOrThrow().startSnapshotDownload(writer);
+    quorum.close();
+    expect(writer.close).toHaveBeenCalledTimes(1);
+    expect(quorum.followerStateOrThrow().snapshotDownload()).toBeUndefined();
   });
 });

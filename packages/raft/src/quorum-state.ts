@@ -1,6 +1,7 @@
 /**
- * QuorumState: owns the current epoch state, enforces the legal transitions, and persists every
- * durable transition through the QuorumStateStore *before* the new state takes effect.
+ * QuorumState: owns the current epoch state, enforces the legal transitions, and records every
+ * durable transition's election in the outbox, whose driver makes it durable before any message
+ * recorded after it leaves (RaftOutbox).
  *
  * Transition table (voters; observers only move Unattached ⇄ Follower):
  *
@@ -34,6 +35,7 @@ import type { QuorumStateDataVersion, QuorumStateStore } from './ports/quorum-st
 import type { OffsetAndEpoch } from './ports/raft-log.js';
 import type { Random } from './ports/random.js';
 import type { LeaderAndEpoch } from './raft-client.js';
+import type { ElectionStateSink } from './raft-outbox.js';
 import { ReplicaKey } from './replica-key.js';
 import { CandidateState } from './states/candidate-state.js';
 import type { EpochState } from './states/epoch-state.js';
@@ -53,7 +55,10 @@ export interface QuorumStateOptions {
   readonly voters: () => VoterSet;
   readonly electionTimeoutMs: number;
   readonly fetchTimeoutMs: number;
-  readonly store: QuorumStateStore;
+  /** Read once, at `initialize`. */
+  readonly store: Pick<QuorumStateStore, 'readElectionState'>;
+  /** Where durable transitions record the election state to persist (the driver writes it). */
+  readonly outbox: ElectionStateSink;
   readonly random: Random;
   /** 0 writes quorum-state data version 0, 1 writes version 1. */
   readonly kraftVersion: () => QuorumStateDataVersion;
@@ -341,9 +346,11 @@ export class QuorumState {
       votedKey = current.election().votedKey;
     }
     const listeners = this.leaderListeners(leaderId, endpoints);
-    this.durableTransitionTo(
-      this.newFollower(epoch, leaderId, listeners, votedKey, current.highWatermark(), nowMs),
-    );
+    const next = this.newFollower(epoch, leaderId, listeners, votedKey, current.highWatermark(), nowMs);
+    // Following the same leader on: its snapshot download goes on rather than starting over.
+    if (current instanceof FollowerState && current.leaderId === leaderId)
+      next.takeOverSnapshotDownload(current);
+    this.durableTransitionTo(next);
   }
 
   /** Unattached / Follower / Candidate (voter) → Prospective(same epoch). Memory only. */
@@ -485,14 +492,26 @@ export class QuorumState {
     });
   }
 
+  /**
+   * Records the election to persist, then takes the new state at once: the outbox holds back every
+   * message recorded after it until the driver reports the write durable, so nothing another node
+   * can act on leaves before the election it depends on is on disk (see RaftOutbox).
+   */
   private durableTransitionTo(next: EpochState): void {
     const dataVersion = this.options.kraftVersion();
-    this.options.store.writeElectionState(next.election().toQuorumStateData(dataVersion), dataVersion);
+    this.options.outbox.persistElectionState(next.election().toQuorumStateData(dataVersion), dataVersion);
     this.memoryTransitionTo(next);
   }
 
+  /** The node stops: the current state releases what it owns (an open snapshot download). */
+  close(): void {
+    this.currentState?.close();
+  }
+
+  /** The one place a state ends: it releases what it owns before the next one takes over. */
   private memoryTransitionTo(next: EpochState): void {
     const previous = this.currentState;
+    previous?.close();
     this.currentState = next;
     this.logger.info(
       {

@@ -36,17 +36,18 @@ async function startNode(voterIds: readonly number[]): Promise<{ port: number; d
   cleanups.push(() => channel.close());
   const log = new MockLog();
   const time = new SystemTime();
+  const quorumStateStore = new MockQuorumStateStore();
   const client = new KafkaRaftClient({
     nodeId: LOCAL_ID,
     voters: VoterSet.fromIds(voterIds),
     log,
     network: channel,
-    quorumStateStore: new MockQuorumStateStore(),
+    quorumStateStore,
     random: new SeededRandom(11),
     config: { electionTimeoutMs: 200 },
     logger: silentLogger,
   });
-  const driver = new RaftDriver({ client, log, time });
+  const driver = new RaftDriver({ client, log, network: channel, quorumStateStore, time });
   client.initialize(time.milliseconds());
   const stopped = driver.start();
   channel.attach(driver);

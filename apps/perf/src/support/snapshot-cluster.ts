@@ -504,15 +504,16 @@ export function startClusterNode(
   const fileSystem = new NodeFileSystem();
   const time = new SystemTime();
   const log = openKafkaRaftLog({ dir: directory, fileSystem, logger, config: new LogConfig(spec.log ?? {}) });
+  const quorumStateStore = new FileQuorumStateStore({
+    fileSystem,
+    path: join(directory, METADATA_TOPIC_PARTITION, QUORUM_STATE_FILE),
+  });
   const client = new KafkaRaftClient({
     nodeId,
     voters: VoterSet.fromQuorumVotersConfig(spec.votersConfig, LISTENER_NAME),
     log,
     network: channel,
-    quorumStateStore: new FileQuorumStateStore({
-      fileSystem,
-      path: join(directory, METADATA_TOPIC_PARTITION, QUORUM_STATE_FILE),
-    }),
+    quorumStateStore,
     random: new SeededRandom(nodeId * 7919 + Date.now()),
     config: spec.quorum ?? {},
     listenerName: LISTENER_NAME,
@@ -520,7 +521,7 @@ export function startClusterNode(
   });
   const listener = new RecordingListener(spec.digestValues ?? false);
   client.register(listener);
-  const driver = new RaftDriver({ client, log, time, logger });
+  const driver = new RaftDriver({ client, log, network: channel, quorumStateStore, time, logger });
   client.initialize(time.milliseconds());
   const startedMs = performance.now();
   const stopped = driver.start();

@@ -32,6 +32,28 @@ export function writeFileAtomically(fileSystem: FileSystem, path: string, conten
   fileSystem.syncDirectory(parentDirectory(path));
 }
 
+/**
+ * `writeFileAtomically` with both syncs off the event loop (libuv's thread pool), for writes on
+ * a latency path (the election state): the writes and the rename are page-cache operations.
+ */
+export async function writeFileAtomicallyAsync(
+  fileSystem: FileSystem,
+  path: string,
+  content: Uint8Array,
+): Promise<void> {
+  const temporaryPath = `${path}.tmp`;
+  const handle = fileSystem.open(temporaryPath, { create: true });
+  try {
+    handle.truncate(0);
+    handle.write(content, 0);
+    await handle.syncAsync();
+  } finally {
+    handle.close();
+  }
+  fileSystem.rename(temporaryPath, path);
+  await fileSystem.syncDirectoryAsync(parentDirectory(path));
+}
+
 /** Reads a whole small file, or returns undefined when it does not exist. */
 export function readSmallFile(fileSystem: FileSystem, path: string): Buffer | undefined {
   if (!fileSystem.exists(path)) return undefined;

@@ -233,6 +233,15 @@ export class FailingFileSystem implements FileSystem {
     this.inner.syncDirectory(directory);
   }
 
+  syncDirectoryAsync(directory: string): Promise<void> {
+    try {
+      this.mutate('syncDirectory', directory);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.inner.syncDirectoryAsync(directory);
+  }
+
   /** A lock changes no stored bytes: not a mutation, never a failure point. */
   tryLockFile(path: string): FileLock | undefined {
     return this.inner.tryLockFile(path);

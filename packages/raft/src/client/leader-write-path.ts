@@ -13,7 +13,8 @@ export const MAX_PENDING_COMMITS = 100_000;
 
 /**
  * The leader write path: drains the accumulator into the log, and on each high-watermark advance
- * updates the log, the commit-latency metric, and answers the parked fetches.
+ * updates the log and the commit-latency metric. Its callers answer the parked fetches after
+ * either (new data, a new high watermark): the write path knows nothing of the fetch handler.
  */
 export class LeaderWritePath {
   private pendingCommits: PendingCommit[] = [];
@@ -21,16 +22,13 @@ export class LeaderWritePath {
   private commitLatencyMaxMs: number | undefined;
   private committedBatches = 0;
 
-  constructor(
-    private readonly log: RaftLog,
-    /** New data or a new high watermark: the parked fetches are answered now. */
-    private readonly completeParkedFetches: (nowMs: number) => void,
-  ) {}
+  constructor(private readonly log: RaftLog) {}
 
-  maybeAppendBatches(leader: LeaderState, nowMs: number): void {
-    if (!leader.accumulator.needsDrain(nowMs)) return;
+  /** Appends what the accumulator completed; true when it appended something. */
+  maybeAppendBatches(leader: LeaderState, nowMs: number): boolean {
+    if (!leader.accumulator.needsDrain(nowMs)) return false;
     const batches = leader.accumulator.drain(nowMs);
-    if (batches.length === 0) return;
+    if (batches.length === 0) return false;
     for (const batch of batches) {
       const builder = new MemoryRecordsBuilder({
         baseOffset: batch.baseOffset,
@@ -47,7 +45,7 @@ export class LeaderWritePath {
       if (this.pendingCommits.length >= MAX_PENDING_COMMITS) this.pendingCommits.shift();
       this.pendingCommits.push({ lastOffset: batch.lastOffset, appendTimeMs: batch.appendTimeMs });
     }
-    this.completeParkedFetches(nowMs);
+    return true;
   }
 
   onLeaderHighWatermarkChanged(leader: LeaderState, nowMs: number): void {
@@ -64,7 +62,6 @@ export class LeaderWritePath {
       this.commitLatencyTotalMs += latencyMs;
       this.commitLatencyMaxMs = Math.max(this.commitLatencyMaxMs ?? 0, latencyMs);
     }
-    this.completeParkedFetches(nowMs);
   }
 
   /** Leadership lost: its appends will never be counted as committed. */

@@ -1,8 +1,11 @@
-import type { FollowerFetch } from '../handlers/follower-fetch.js';
-import type { QuorumEpochHandler } from '../handlers/quorum-epoch-handler.js';
-import type { VoteHandler } from '../handlers/vote-handler.js';
 import type { LeaderWritePath } from './leader-write-path.js';
 import type { RaftClientContext } from './raft-client-context.js';
+import type {
+  FetchRequestSender,
+  ParkedFetches,
+  QuorumEpochRequestSender,
+  VoteRequestSender,
+} from './request-senders.js';
 import type { StateTransitions } from './state-transitions.js';
 
 /** Bounds the re-polls of one `poll` when states change back to back (e.g. lone voter → leader). */
@@ -14,9 +17,10 @@ export class StatePoller {
     private readonly context: RaftClientContext,
     private readonly transitions: StateTransitions,
     private readonly leaderWritePath: LeaderWritePath,
-    private readonly voteHandler: VoteHandler,
-    private readonly quorumEpochHandler: QuorumEpochHandler,
-    private readonly followerFetch: FollowerFetch,
+    private readonly parkedFetches: ParkedFetches,
+    private readonly voteHandler: VoteRequestSender,
+    private readonly quorumEpochHandler: QuorumEpochRequestSender,
+    private readonly followerFetch: FetchRequestSender,
   ) {}
 
   pollState(nowMs: number): number {
@@ -63,7 +67,8 @@ export class StatePoller {
       this.transitions.resignLeadership(nowMs);
       return 0;
     }
-    this.leaderWritePath.maybeAppendBatches(leader, nowMs);
+    if (this.leaderWritePath.maybeAppendBatches(leader, nowMs))
+      this.parkedFetches.completeParkedFetches(nowMs);
     if (leader.timeUntilBeginQuorumEpochTimerExpires(nowMs) === 0) {
       for (const voterId of leader.nonAcknowledgingVoters(nowMs)) {
         if (this.context.requestManager.isReady(voterId, nowMs))

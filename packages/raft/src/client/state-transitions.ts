@@ -6,7 +6,6 @@ import {
   type MemoryRecords,
 } from '@kraft/records';
 import type { Endpoints } from '../endpoints.js';
-import type { FetchHandler } from '../handlers/fetch-handler.js';
 import { BatchAccumulator } from '../internals/batch-accumulator.js';
 import { listenersOf } from '../rpc/raft-messages.js';
 import type { EpochState } from '../states/epoch-state.js';
@@ -14,6 +13,7 @@ import { FollowerState } from '../states/follower-state.js';
 import { LeaderState } from '../states/leader-state.js';
 import type { LeaderWritePath } from './leader-write-path.js';
 import type { RaftClientContext } from './raft-client-context.js';
+import type { ParkedFetches } from './request-senders.js';
 
 /**
  * Elections and state transitions with their side effects: what each new state starts with (a
@@ -24,7 +24,7 @@ export class StateTransitions {
   constructor(
     private readonly context: RaftClientContext,
     private readonly leaderWritePath: LeaderWritePath,
-    private readonly fetchHandler: FetchHandler,
+    private readonly parkedFetches: ParkedFetches,
   ) {}
 
   // --- elections ----------------------------------------------------------------------------
@@ -180,13 +180,7 @@ export class StateTransitions {
           'dropped unappended records on losing leadership',
         );
       this.leaderWritePath.clearPendingCommits();
-      this.fetchHandler.completeParkedFetchesWithError(nowMs);
-    }
-    if (previous instanceof FollowerState && previous.fetchingSnapshot !== undefined) {
-      const stillFetching = current instanceof FollowerState && current.leaderId === previous.leaderId;
-      if (stillFetching) current.fetchingSnapshot = previous.fetchingSnapshot;
-      else previous.fetchingSnapshot.close();
-      previous.fetchingSnapshot = undefined;
+      this.parkedFetches.completeParkedFetchesWithError(nowMs);
     }
   }
 

@@ -79,7 +79,7 @@ export class FetchHandler {
   handleFetchRequest(request: InboundRequest, nowMs: number): void {
     const data = request.data as FetchRequestData;
     if (!this.context.hasValidClusterId(data.clusterId)) {
-      this.context.network.sendResponse(
+      this.context.outbox.sendResponse(
         request,
         this.fetchErrorResponse(request.apiVersion, Errors.INCONSISTENT_CLUSTER_ID.code),
       );
@@ -92,7 +92,7 @@ export class FetchHandler {
         ? topic?.topicId.equals(this.context.topic.topicId) === true
         : topic?.topic === this.context.topic.name;
     if (partition === undefined || !topicMatches || partition.partition !== METADATA_PARTITION_INDEX) {
-      this.context.network.sendResponse(
+      this.context.outbox.sendResponse(
         request,
         this.fetchErrorResponse(request.apiVersion, Errors.INVALID_REQUEST.code),
       );
@@ -108,7 +108,7 @@ export class FetchHandler {
       partition.lastFetchedEpoch > partition.currentLeaderEpoch ||
       (replicaId === this.context.options.nodeId && replicaId !== undefined);
     if (invalid) {
-      this.context.network.sendResponse(
+      this.context.outbox.sendResponse(
         request,
         this.fetchErrorResponse(request.apiVersion, Errors.NONE.code, Errors.INVALID_REQUEST.code),
       );
@@ -116,7 +116,7 @@ export class FetchHandler {
     }
     const errorCode = this.context.validateLeaderOnlyRequest(partition.currentLeaderEpoch);
     if (errorCode !== Errors.NONE.code) {
-      this.context.network.sendResponse(
+      this.context.outbox.sendResponse(
         request,
         this.fetchErrorResponse(request.apiVersion, Errors.NONE.code, errorCode),
       );
@@ -146,7 +146,7 @@ export class FetchHandler {
       result.snapshotId !== undefined ||
       (request.apiVersion >= 18 && followerBehind);
     if (respondNow || this.parkedFetches.length >= MAX_PARKED_FETCHES) {
-      this.context.network.sendResponse(request, this.fetchResponse(parked, result));
+      this.context.outbox.sendResponse(request, this.fetchResponse(parked, result));
     } else {
       // The empty answer is built only if the wait runs out: new data or a new HWM answers it anew.
       this.parkedFetches.push({ ...parked, emptyResult: result });
@@ -209,6 +209,7 @@ export class FetchHandler {
           leader.updateReplicaState(fetch.replicaKey, nowMs, fetch.fetchOffset, this.context.log.endOffset())
         ) {
           this.leaderWritePath.onLeaderHighWatermarkChanged(leader, nowMs);
+          this.completeParkedFetches(nowMs);
         }
         result = { ...base, highWatermark: leader.highWatermark(), records };
       }
@@ -222,7 +223,7 @@ export class FetchHandler {
     const waiting: WaitingFetch[] = [];
     for (const fetch of this.parkedFetches) {
       if (nowMs >= fetch.deadlineMs) {
-        this.context.network.sendResponse(fetch.request, this.fetchResponse(fetch, fetch.emptyResult));
+        this.context.outbox.sendResponse(fetch.request, this.fetchResponse(fetch, fetch.emptyResult));
       } else {
         waiting.push(fetch);
         nextDeadlineMs = Math.min(nextDeadlineMs, fetch.deadlineMs - nowMs);
@@ -238,7 +239,7 @@ export class FetchHandler {
     const parked = this.parkedFetches;
     this.parkedFetches = [];
     for (const fetch of parked) {
-      this.context.network.sendResponse(fetch.request, this.tryCompleteFetch(fetch, nowMs));
+      this.context.outbox.sendResponse(fetch.request, this.tryCompleteFetch(fetch, nowMs));
     }
   }
 
@@ -246,7 +247,7 @@ export class FetchHandler {
     const parked = this.parkedFetches;
     this.parkedFetches = [];
     for (const fetch of parked) {
-      this.context.network.sendResponse(
+      this.context.outbox.sendResponse(
         fetch.request,
         this.fetchErrorResponse(
           fetch.request.apiVersion,

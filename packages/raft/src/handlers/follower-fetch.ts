@@ -26,7 +26,7 @@ export class FollowerFetch {
   ) {}
 
   sendFetchOrFetchSnapshot(follower: FollowerState, destinationId: number, nowMs: number): void {
-    const snapshot = follower.fetchingSnapshot;
+    const snapshot = follower.snapshotDownload();
     if (snapshot === undefined || destinationId !== follower.leaderId) {
       this.sendFetch(destinationId, follower.epoch, nowMs);
       return;
@@ -164,15 +164,14 @@ export class FollowerFetch {
   }
 
   private startSnapshotFetch(state: FollowerState, snapshotId: OffsetAndEpoch): void {
-    state.fetchingSnapshot?.close();
-    state.fetchingSnapshot = undefined;
+    state.abandonSnapshotDownload();
     const writer = this.context.log.createNewSnapshotUnchecked(snapshotId);
     if (writer !== undefined) {
       this.context.logger.info(
         { offset: snapshotId.offset, epoch: snapshotId.epoch },
         'fetching snapshot from the leader',
       );
-      state.fetchingSnapshot = writer;
+      state.startSnapshotDownload(writer);
       return;
     }
     if (this.context.log.readSnapshot(snapshotId) !== undefined) {
@@ -236,15 +235,15 @@ export class FollowerFetch {
     );
     if (handled !== undefined) return handled;
     const state = this.context.quorum.state();
-    if (!(state instanceof FollowerState) || state.fetchingSnapshot === undefined) return true;
-    const writer = state.fetchingSnapshot;
+    if (!(state instanceof FollowerState)) return true;
+    const writer = state.snapshotDownload();
+    if (writer === undefined) return true;
     if (
       partition.errorCode === Errors.SNAPSHOT_NOT_FOUND.code ||
       partition.errorCode === Errors.POSITION_OUT_OF_RANGE.code
     ) {
       // The leader no longer has it (or we asked for a bad position): start over with a Fetch.
-      writer.close();
-      state.fetchingSnapshot = undefined;
+      state.abandonSnapshotDownload();
       return true;
     }
     if (partition.errorCode !== Errors.NONE.code) return false;
@@ -259,14 +258,13 @@ export class FollowerFetch {
         { offset: snapshotId.offset, epoch: snapshotId.epoch, size },
         'snapshot chunk overruns its size',
       );
-      writer.close();
-      state.fetchingSnapshot = undefined;
+      state.abandonSnapshotDownload();
       return false;
     }
     writer.appendUnaligned(partition.unalignedRecords);
     if (writer.sizeInBytes() === size) {
       writer.freeze();
-      state.fetchingSnapshot = undefined;
+      state.finishSnapshotDownload();
       this.installFetchedSnapshot(state, snapshotId);
     }
     state.resetFetchTimeoutForSuccessfulFetch(nowMs);

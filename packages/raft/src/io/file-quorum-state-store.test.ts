@@ -52,13 +52,13 @@ function election(overrides: Partial<QuorumStateData> = {}): QuorumStateData {
 }
 
 describe('FileQuorumStateStore format', () => {
-  it('writes the v1 file byte for byte as Kafka does', () => {
+  it('writes the v1 file byte for byte as Kafka does', async () => {
     const { fileSystem, store } = newStore();
-    store.writeElectionState(election(), 1);
+    await store.writeElectionState(election(), 1);
     expect(fileSystem.readFile(FILE).toString('utf8')).toBe(
       '{"leaderId":-1,"leaderEpoch":2,"votedId":1,"votedDirectoryId":"b8tRS7h4TJ2Vt43Dp85v2A","data_version":1}',
     );
-    store.writeElectionState(
+    await store.writeElectionState(
       election({ leaderId: 1, leaderEpoch: 3, votedId: -1, votedDirectoryId: Uuid.ZERO }),
       1,
     );
@@ -99,12 +99,12 @@ describe('FileQuorumStateStore format', () => {
     expect(v1).toMatchObject({ leaderId: -1, leaderEpoch: 2, votedId: 1, currentVoters: null });
   });
 
-  it('round-trips through the file at both versions', () => {
+  it('round-trips through the file at both versions', async () => {
     const { store } = newStore();
     expect(store.readElectionState()).toBeUndefined();
-    store.writeElectionState(election({ leaderId: 4, leaderEpoch: 9, votedId: -1 }), 1);
+    await store.writeElectionState(election({ leaderId: 4, leaderEpoch: 9, votedId: -1 }), 1);
     expect(store.readElectionState()).toMatchObject({ leaderId: 4, leaderEpoch: 9, votedId: -1 });
-    store.writeElectionState(election({ currentVoters: [0, 1, 2] }), 0);
+    await store.writeElectionState(election({ currentVoters: [0, 1, 2] }), 0);
     expect(store.readElectionState()).toEqual({
       leaderId: -1,
       leaderEpoch: 2,
@@ -115,9 +115,9 @@ describe('FileQuorumStateStore format', () => {
     expect(store.path()).toBe(FILE);
   });
 
-  it('forgets the state on clear', () => {
+  it('forgets the state on clear', async () => {
     const { fileSystem, store } = newStore();
-    store.writeElectionState(election(), 1);
+    await store.writeElectionState(election(), 1);
     store.clear();
     fileSystem.crash();
     expect(store.readElectionState()).toBeUndefined();
@@ -222,39 +222,39 @@ describe('FileQuorumStateStore crash safety (R10)', () => {
 
   for (const mode of modes) {
     for (const [index, step] of steps.entries()) {
-      it(`leaves the old or the new state when power fails before step ${index} (${step.operation}), ${mode}`, () => {
+      it(`leaves the old or the new state when power fails before step ${index} (${step.operation}), ${mode}`, async () => {
         const random = new SeededRandom(index * 31 + mode.length);
         const { fileSystem, store } = newStore();
-        store.writeElectionState(oldState, 1);
+        await store.writeElectionState(oldState, 1);
         // A leftover temp file from an earlier interrupted write must not confuse anything.
         const leftover = fileSystem.open(`${FILE}.tmp`, { create: true });
         leftover.write(Buffer.from('{"garbage'), 0);
         leftover.close();
         step.arm(fileSystem);
-        expect(() => store.writeElectionState(newState, 1)).toThrow();
+        await expect(store.writeElectionState(newState, 1)).rejects.toThrow();
         fileSystem.crash({ mode, random: () => random.nextInt(1_000_000) / 1_000_000 });
         const recovered = new FileQuorumStateStore({ fileSystem, path: FILE }).readElectionState();
         expect(recovered?.leaderEpoch).toBe(oldState.leaderEpoch);
         // The store still works after the crash, and a completed write survives the next one.
-        store.writeElectionState(newState, 1);
+        await store.writeElectionState(newState, 1);
         fileSystem.crash({ mode, random: () => random.nextInt(1_000_000) / 1_000_000 });
         expect(store.readElectionState()?.leaderEpoch).toBe(newState.leaderEpoch);
       });
     }
 
-    it(`keeps a completed write across power loss (${mode})`, () => {
+    it(`keeps a completed write across power loss (${mode})`, async () => {
       const { fileSystem, store } = newStore();
-      store.writeElectionState(oldState, 1);
-      store.writeElectionState(newState, 1);
+      await store.writeElectionState(oldState, 1);
+      await store.writeElectionState(newState, 1);
       fileSystem.crash({ mode, random: () => 0.3 });
       expect(store.readElectionState()).toMatchObject({ leaderEpoch: 6, votedId: 1 });
     });
   }
 
-  it('a first write interrupted before the directory sync leaves no state (a fresh node)', () => {
+  it('a first write interrupted before the directory sync leaves no state (a fresh node)', async () => {
     const { fileSystem, store } = newStore();
     fileSystem.failNextDirectorySync = true;
-    expect(() => store.writeElectionState(newState, 1)).toThrow();
+    await expect(store.writeElectionState(newState, 1)).rejects.toThrow();
     fileSystem.crash();
     expect(store.readElectionState()).toBeUndefined();
   });

@@ -6,12 +6,13 @@
  *   v0: {"clusterId":"","leaderId":1,"leaderEpoch":2,"votedId":-1,"appliedOffset":0,"currentVoters":[{"voterId":1}],"data_version":0}
  *   v1: {"leaderId":-1,"leaderEpoch":2,"votedId":1,"votedDirectoryId":"b8tRS7h4TJ2Vt43Dp85v2A","data_version":1}
  *
- * A write is atomic and durable when it returns: `quorum-state.tmp` is truncated, written and
- * fsynced, renamed over `quorum-state`, and the directory is fsynced. A crash at any step leaves
+ * A write is atomic and durable when its promise resolves: `quorum-state.tmp` is truncated,
+ * written and fdatasynced, renamed over `quorum-state`, and the directory is fsynced, both syncs
+ * on libuv's thread pool so an election never stalls the event loop. A crash at any step leaves
  * the old or the new state, never a torn file. A file that exists but does not parse is a
  * `CorruptQuorumStateError`, never a silent reset: forgetting a vote could elect two leaders.
  */
-import { writeFileAtomically } from '@kraft/log';
+import { writeFileAtomicallyAsync } from '@kraft/log';
 import {
   checkMethods,
   checkNonEmptyString,
@@ -72,9 +73,11 @@ export class FileQuorumStateStore implements QuorumStateStore {
     return parseQuorumState(this.readText(), this.filePath);
   }
 
-  writeElectionState(data: QuorumStateData, dataVersion: QuorumStateDataVersion): void {
-    // `<path>.tmp`, fdatasync, rename, directory fsync: Kafka's atomic file write, as the log's checkpoints.
-    writeFileAtomically(
+  /** One write at a time (the driver's outbox hands out the next only once this one resolved). */
+  writeElectionState(data: QuorumStateData, dataVersion: QuorumStateDataVersion): Promise<void> {
+    // `<path>.tmp`, fdatasync, rename, directory fsync: Kafka's atomic file write, as the log's
+    // checkpoints, with both syncs off the event loop.
+    return writeFileAtomicallyAsync(
       this.fileSystem,
       this.filePath,
       Buffer.from(serializeQuorumState(data, dataVersion), 'utf8'),

@@ -47,22 +47,24 @@ function startNode(directory: string): {
   const fileSystem = new NodeFileSystem();
   const time = new SystemTime();
   const log = openKafkaRaftLog({ dir: directory, fileSystem });
+  const network = new MockNetworkChannel();
+  const quorumStateStore = new FileQuorumStateStore({
+    fileSystem,
+    path: join(directory, '__cluster_metadata-0', 'quorum-state'),
+  });
   const client = new KafkaRaftClient({
     nodeId: 1,
     voters: VoterSet.fromIds([1]),
     log,
-    network: new MockNetworkChannel(),
-    quorumStateStore: new FileQuorumStateStore({
-      fileSystem,
-      path: join(directory, '__cluster_metadata-0', 'quorum-state'),
-    }),
+    network,
+    quorumStateStore,
     random: new SeededRandom(7),
     config: { appendLingerMs: 0, electionTimeoutMs: 200 },
   });
   client.initialize(time.milliseconds());
   const listener = new CollectingListener();
   client.register(listener);
-  const driver = new RaftDriver({ client, log, time });
+  const driver = new RaftDriver({ client, log, network, quorumStateStore, time });
   return { driver, client, listener };
 }
 

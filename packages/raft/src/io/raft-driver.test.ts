@@ -1,6 +1,17 @@
+import { Uuid } from '@kraft/protocol';
 import { describe, expect, it, vi } from 'vitest';
-import type { InboundRequest, InboundResponse } from '../ports/network-channel.js';
+import { KafkaRaftClient, RaftApiKey } from '../kafka-raft-client.js';
+import type { InboundRequest, InboundResponse, OutboundRequest } from '../ports/network-channel.js';
+import type { QuorumStateData } from '../ports/quorum-state-store.js';
 import type { LeaderAndEpoch } from '../raft-client.js';
+import type { RaftReady } from '../raft-outbox.js';
+import { ReplicaKey } from '../replica-key.js';
+import { buildVoteRequest, METADATA_TOPIC } from '../rpc/raft-messages.js';
+import { MockLog } from '../testing/mock-log.js';
+import { MockNetworkChannel } from '../testing/mock-network-channel.js';
+import { MockQuorumStateStore } from '../testing/mock-quorum-state-store.js';
+import { MockableRandom } from '../testing/raft-client-test-context.js';
+import { VoterSet } from '../voter-set.js';
 import { type DrivenRaftClient, type DrivenRaftLog, RaftDriver, RaftDriverError } from './raft-driver.js';
 import { SystemTime } from './system-time.js';
 
@@ -12,6 +23,8 @@ class FakeClient implements DrivenRaftClient {
   leader: LeaderAndEpoch = { leaderId: 1, epoch: 3 };
   nextOffset = 0;
   log: FakeLog | undefined;
+  /** What the next `ready()` calls hand out, one entry per call. */
+  readyQueue: RaftReady[] = [];
 
   poll(nowMs: number): number {
     this.calls.push('poll');
@@ -25,6 +38,12 @@ class FakeClient implements DrivenRaftClient {
   }
   onLogFlushed(offset: number): void {
     this.calls.push(`flushed ${offset}`);
+  }
+  ready(): RaftReady {
+    return this.readyQueue.shift() ?? { electionState: undefined, messages: [] };
+  }
+  onElectionStatePersisted(id: number): void {
+    this.calls.push(`persisted ${id}`);
   }
   shutdown(timeoutMs: number): void {
     this.calls.push(`shutdown ${timeoutMs}`);
@@ -78,17 +97,56 @@ class FakeLog implements DrivenRaftLog {
   }
 }
 
+/** A network that records what leaves, and a quorum-state disk whose writes finish when told. */
+class FakeNetwork {
+  readonly sent: string[] = [];
+  send(request: OutboundRequest): void {
+    this.sent.push(`request ${request.correlationId}`);
+  }
+  sendResponse(request: InboundRequest): void {
+    this.sent.push(`response ${request.correlationId}`);
+  }
+}
+
+class FakeStore {
+  readonly writes: Array<{ data: QuorumStateData; resolve: () => void; reject: (error: Error) => void }> = [];
+  writeElectionState(data: QuorumStateData): Promise<void> {
+    return new Promise((resolve, reject) => this.writes.push({ data, resolve, reject }));
+  }
+}
+
+const ELECTION: QuorumStateData = {
+  leaderId: -1,
+  leaderEpoch: 4,
+  votedId: 2,
+  votedDirectoryId: { toString: () => 'zero' } as QuorumStateData['votedDirectoryId'],
+  currentVoters: null,
+};
+
+function outboundRequest(correlationId: number): OutboundRequest {
+  return { correlationId, apiKey: 52, apiVersion: 2, data: {}, createdTimeMs: 0, destinationId: 2 };
+}
+
 function request(correlationId: number): InboundRequest {
   return { correlationId, apiKey: 1, apiVersion: 17, data: {}, createdTimeMs: 0, sourceId: 2 };
 }
 
-function newDriver(): { driver: RaftDriver; client: FakeClient; log: FakeLog; stopped: Promise<void> } {
+function newDriver(): {
+  driver: RaftDriver;
+  client: FakeClient;
+  log: FakeLog;
+  network: FakeNetwork;
+  store: FakeStore;
+  stopped: Promise<void>;
+} {
   const client = new FakeClient();
   const log = new FakeLog();
+  const network = new FakeNetwork();
+  const store = new FakeStore();
   client.log = log;
-  const driver = new RaftDriver({ client, log, time: new SystemTime() });
+  const driver = new RaftDriver({ client, log, network, quorumStateStore: store, time: new SystemTime() });
   const stopped = driver.start();
-  return { driver, client, log, stopped };
+  return { driver, client, log, network, store, stopped };
 }
 
 describe('RaftDriver', () => {
@@ -189,7 +247,14 @@ describe('RaftDriver', () => {
   it('bounds its inbound queue', async () => {
     const client = new FakeClient();
     const log = new FakeLog();
-    const driver = new RaftDriver({ client, log, time: new SystemTime(), maxQueuedMessages: 2 });
+    const driver = new RaftDriver({
+      client,
+      log,
+      network: new FakeNetwork(),
+      quorumStateStore: new FakeStore(),
+      time: new SystemTime(),
+      maxQueuedMessages: 2,
+    });
     expect(driver.deliverRequest(request(1))).toBe(false);
     const stopped = driver.start();
     // Synchronously, before the loop's first turn can drain anything.
@@ -197,6 +262,40 @@ describe('RaftDriver', () => {
     client.shutdownComplete = true;
     await driver.shutdown(100);
     await stopped;
+  });
+
+  it('sends what ready() frees at once, writes the election off the loop and reports it only once durable', async () => {
+    const { driver, client, network, store } = newDriver();
+    client.deadlineDelayMs = 60_000;
+    client.readyQueue.push({
+      electionState: { id: 1, data: ELECTION, dataVersion: 0 },
+      messages: [{ kind: 'request', request: outboundRequest(11) }],
+    });
+    driver.wake();
+    await vi.waitFor(() => expect(store.writes).toHaveLength(1));
+    expect(store.writes[0]?.data).toBe(ELECTION);
+    expect(network.sent).toEqual(['request 11']);
+    // The loop keeps turning while the disk syncs; the write is not reported yet.
+    driver.deliverRequest(request(12));
+    await vi.waitFor(() => expect(client.calls).toContain('request 12'));
+    expect(client.calls).not.toContain('persisted 1');
+    store.writes[0]?.resolve();
+    await vi.waitFor(() => expect(client.calls).toContain('persisted 1'));
+    // Reported before the poll of that turn, so what the poll frees leaves in the same turn.
+    const reported = client.calls.indexOf('persisted 1');
+    expect(client.calls[reported + 1]).toBe('poll');
+    client.shutdownComplete = true;
+    await driver.shutdown(1000);
+  });
+
+  it('stops with a typed error when the quorum-state write fails', async () => {
+    const { driver, client, store, stopped } = newDriver();
+    client.readyQueue.push({ electionState: { id: 1, data: ELECTION, dataVersion: 0 }, messages: [] });
+    driver.wake();
+    await vi.waitFor(() => expect(store.writes).toHaveLength(1));
+    store.writes[0]?.reject(new Error('EIO'));
+    await expect(stopped).rejects.toBeInstanceOf(RaftDriverError);
+    expect(client.calls).not.toContain('persisted 1');
   });
 
   it('reports role, offsets and commit latency', async () => {
@@ -215,5 +314,75 @@ describe('RaftDriver', () => {
     client.shutdownComplete = true;
     log.flushes[0]?.resolve(1);
     await driver.shutdown(1000);
+  });
+});
+
+/** A MockQuorumStateStore whose writes reach it only when the test lets them (a slow disk). */
+class SlowStore extends MockQuorumStateStore {
+  readonly pending: Array<() => void> = [];
+  override writeElectionState(
+    ...args: Parameters<MockQuorumStateStore['writeElectionState']>
+  ): Promise<void> {
+    return new Promise((resolve) =>
+      this.pending.push(() => {
+        void super.writeElectionState(...args);
+        resolve();
+      }),
+    );
+  }
+}
+
+describe('RaftDriver with the real client', () => {
+  it('answers a granted vote only after the quorum-state write completes', async () => {
+    const log = new MockLog();
+    const network = new MockNetworkChannel();
+    const store = new SlowStore({
+      leaderId: -1,
+      leaderEpoch: 1,
+      votedId: -1,
+      votedDirectoryId: Uuid.ZERO,
+      currentVoters: null,
+    });
+    const time = new SystemTime();
+    const client = new KafkaRaftClient({
+      nodeId: 0,
+      voters: VoterSet.fromIds([0, 1, 2]),
+      log,
+      network,
+      quorumStateStore: store,
+      random: new MockableRandom(),
+      config: { electionTimeoutMs: 60_000, fetchTimeoutMs: 60_000 },
+    });
+    client.initialize(time.milliseconds());
+    const driver = new RaftDriver({ client, log, network, quorumStateStore: store, time });
+    const stopped = driver.start();
+    const data = buildVoteRequest({
+      topic: METADATA_TOPIC,
+      clusterId: null,
+      candidateKey: ReplicaKey.of(1, Uuid.ZERO),
+      voterKey: ReplicaKey.of(0, Uuid.ZERO),
+      epoch: 2,
+      lastEpoch: 0,
+      lastOffset: 0,
+      preVote: false,
+    });
+    driver.deliverRequest({
+      correlationId: 9,
+      apiKey: RaftApiKey.VOTE,
+      apiVersion: 2,
+      data,
+      createdTimeMs: time.milliseconds(),
+      sourceId: 1,
+    });
+    await vi.waitFor(() => expect(store.pending).toHaveLength(1));
+    // The vote is cast in memory while the disk syncs; its answer waits.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(network.drainSentResponses(RaftApiKey.VOTE)).toEqual([]);
+    expect(store.readElectionState()?.leaderEpoch).toBe(1);
+    store.pending[0]?.();
+    await vi.waitFor(() => expect(network.drainSentResponses(RaftApiKey.VOTE)).toHaveLength(1));
+    expect(store.readElectionState()).toMatchObject({ leaderEpoch: 2, votedId: 1 });
+    await driver.shutdown(100);
+    await stopped;
   });
 });

@@ -2,12 +2,18 @@
  * The only async loop of the raft package (CONVENTIONS C4.4): it runs the synchronous core
  * against real time, the real log and a network channel.
  *
- *   while running: hand queued inbound messages to the client; deadline = client.poll(now);
- *                  start a log flush if appended bytes are not durable yet (never awaited here);
- *                  sleep until an inbound message, a finished flush, or the deadline.
+ *   while running: hand queued inbound messages to the client; report a finished flush and a
+ *                  finished election write; deadline = client.poll(now); carry out
+ *                  `client.ready()` (start the election write it names, send its messages in
+ *                  order); start a log flush if appended bytes are not durable yet;
+ *                  sleep until an inbound message, a finished flush or write, or the deadline.
  *
- * A flush runs in the background: `await log.flush()` then `client.onLogFlushed(offset, now)` at
- * the next turn, so heartbeats and fetches keep flowing while the disk syncs (TARGETS §4.3).
+ * Nothing here awaits a disk on the event loop. A flush runs in the background: `await
+ * log.flush()` then `client.onLogFlushed(offset, now)` at the next turn, so heartbeats and fetches
+ * keep flowing while the disk syncs (TARGETS §4.3). The election state is written the same way
+ * (`quorumStateStore.writeElectionState`, one write at a time), then reported with
+ * `client.onElectionStatePersisted(id, now)`; the core hands out a message that depends on an
+ * election only after that report, so sending everything `ready()` returns at once is safe.
  * The inbound queue is bounded: when it is full `deliverRequest`/`deliverResponse` return false
  * and the transport answers or drops as it would on a saturated socket.
  */
@@ -21,9 +27,11 @@ import {
   silentLogger,
 } from '@kraft/protocol';
 import type { RaftClientObservableState } from '../kafka-raft-client.js';
-import type { InboundRequest, InboundResponse } from '../ports/network-channel.js';
+import type { InboundRequest, InboundResponse, NetworkChannel } from '../ports/network-channel.js';
+import type { QuorumStateStore } from '../ports/quorum-state-store.js';
 import type { Time } from '../ports/time.js';
 import type { LeaderAndEpoch } from '../raft-client.js';
+import type { ElectionStateWrite, RaftReady } from '../raft-outbox.js';
 
 /** What the driver needs from the client (KafkaRaftClient satisfies it structurally). */
 export interface DrivenRaftClient {
@@ -31,6 +39,9 @@ export interface DrivenRaftClient {
   handleRequest(request: InboundRequest, nowMs: number): void;
   handleResponse(response: InboundResponse, nowMs: number): void;
   onLogFlushed(offset: number, nowMs: number): void;
+  /** The election write to start and the messages free to leave (see RaftOutbox). */
+  ready(): RaftReady;
+  onElectionStatePersisted(id: number, nowMs: number): void;
   shutdown(timeoutMs: number, nowMs: number): void;
   isShutdownComplete(): boolean;
   leaderAndEpoch(): LeaderAndEpoch;
@@ -79,9 +90,17 @@ export interface CommitLatency {
   readonly averageMs: number | undefined;
 }
 
+/** What the driver sends through: the requests and responses `client.ready()` hands out. */
+export type DrivenNetworkChannel = Pick<NetworkChannel, 'send' | 'sendResponse'>;
+
+/** Where the driver writes the election states `client.ready()` hands out. */
+export type DrivenQuorumStateStore = Pick<QuorumStateStore, 'writeElectionState'>;
+
 export interface RaftDriverOptions {
   readonly client: DrivenRaftClient;
   readonly log: DrivenRaftLog;
+  readonly network: DrivenNetworkChannel;
+  readonly quorumStateStore: DrivenQuorumStateStore;
   readonly time: Time;
   readonly logger?: Logger;
   /** Most inbound messages waiting for the next turn; further ones are refused. Default 4096. */
@@ -97,6 +116,8 @@ const DRIVEN_CLIENT_METHODS = [
   'handleRequest',
   'handleResponse',
   'onLogFlushed',
+  'ready',
+  'onElectionStatePersisted',
   'shutdown',
   'isShutdownComplete',
   'leaderAndEpoch',
@@ -116,6 +137,8 @@ function checkDriverPorts(options: RaftDriverOptions): void {
   checkOptionsObject('RaftDriver', options);
   checkMethods('RaftDriver: client', options.client, DRIVEN_CLIENT_METHODS);
   checkMethods('RaftDriver: log', options.log, DRIVEN_LOG_METHODS);
+  checkMethods('RaftDriver: network', options.network, ['send', 'sendResponse']);
+  checkMethods('RaftDriver: quorumStateStore', options.quorumStateStore, ['writeElectionState']);
   checkMethods('RaftDriver: time', options.time, ['milliseconds']);
   if (options.logger !== undefined) checkMethods('RaftDriver: logger', options.logger, LOGGER_METHODS);
 }
@@ -139,6 +162,8 @@ type Inbound =
 export class RaftDriver {
   private readonly client: DrivenRaftClient;
   private readonly log: DrivenRaftLog;
+  private readonly network: DrivenNetworkChannel;
+  private readonly quorumStateStore: DrivenQuorumStateStore;
   private readonly time: Time;
   private readonly logger: Logger;
   private readonly maxQueuedMessages: number;
@@ -150,6 +175,10 @@ export class RaftDriver {
   /** The running background flush; it never rejects (failures land in `failure`). */
   private flushInFlight: Promise<void> | undefined;
   private flushedOffset: number | undefined;
+  /** The running election write; it never rejects (failures land in `failure`). */
+  private electionWriteInFlight: Promise<void> | undefined;
+  /** The election write that finished since the last turn, to report to the client. */
+  private persistedElectionWriteId: number | undefined;
   private failure: unknown;
   private running = false;
   private shutdownRequested: { deadlineMs: number } | undefined;
@@ -163,6 +192,8 @@ export class RaftDriver {
     checkDriverPorts(options);
     this.client = options.client;
     this.log = options.log;
+    this.network = options.network;
+    this.quorumStateStore = options.quorumStateStore;
     this.time = options.time;
     this.logger = (options.logger ?? silentLogger).child({ component: 'raft-driver' });
     this.maxQueuedMessages = positiveOption('maxQueuedMessages', options.maxQueuedMessages, 4096);
@@ -269,6 +300,8 @@ export class RaftDriver {
         if (this.failure !== undefined) throw this.failure;
       }
       await this.waitForFlush();
+      // A write begun is finished (its temp file renamed or not); one not begun was never promised.
+      await this.electionWriteInFlight;
       this.stoppedState = { ...this.state(), running: false };
       this.log.close();
       this.logger.info({}, 'raft driver stopped');
@@ -298,7 +331,13 @@ export class RaftDriver {
       this.flushedOffset = undefined;
       this.client.onLogFlushed(offset, nowMs);
     }
+    if (this.persistedElectionWriteId !== undefined) {
+      const id = this.persistedElectionWriteId;
+      this.persistedElectionWriteId = undefined;
+      this.client.onElectionStatePersisted(id, nowMs);
+    }
     const deadlineMs = this.client.poll(nowMs);
+    this.carryOutReady();
     this.startFlushIfNeeded();
     this.recordCommits(nowMs);
     return deadlineMs;
@@ -309,6 +348,34 @@ export class RaftDriver {
     return (
       request !== undefined &&
       (this.client.isShutdownComplete() || this.time.milliseconds() >= request.deadlineMs)
+    );
+  }
+
+  /** The election write first (it may take time), then the messages free to leave, in order. */
+  private carryOutReady(): void {
+    const ready = this.client.ready();
+    if (ready.electionState !== undefined) this.startElectionWrite(ready.electionState);
+    for (const message of ready.messages) {
+      if (message.kind === 'request') this.network.send(message.request);
+      else this.network.sendResponse(message.request, message.data);
+    }
+  }
+
+  private startElectionWrite(write: ElectionStateWrite): void {
+    if (this.electionWriteInFlight !== undefined) {
+      throw new RaftDriverError(`election write ${write.id} handed out while another is in flight`);
+    }
+    this.electionWriteInFlight = this.quorumStateStore.writeElectionState(write.data, write.dataVersion).then(
+      () => {
+        this.electionWriteInFlight = undefined;
+        this.persistedElectionWriteId = write.id;
+        this.wake();
+      },
+      (error: unknown) => {
+        this.electionWriteInFlight = undefined;
+        this.failure = new RaftDriverError('quorum-state write failed', { cause: error });
+        this.wake();
+      },
     );
   }
 

@@ -1,8 +1,11 @@
 /**
  * The QuorumStateStore port: durable storage of the election state (Kafka's `quorum-state`
- * file). `write` must be durable when it returns (temp file, fsync, rename, directory fsync in
- * `FileQuorumStateStore`, which lives in `src/io/`): the core persists every durable transition
- * before the new state takes effect, so a crash can never forget a vote or an epoch.
+ * file). The core only reads it (once, at `initialize`); the driver writes what the core's outbox
+ * asks for, and `writeElectionState` resolves once the write is durable (temp file, fdatasync,
+ * rename, directory fsync in `FileQuorumStateStore`, which lives in `src/io/`), its syncs off the
+ * event loop as the log's flushes are. The core holds back every message that depends on an
+ * election until its write is reported durable, so a crash can never forget a vote or an epoch
+ * that another node acted on (RaftOutbox).
  */
 import type { Uuid } from '@kraft/protocol';
 
@@ -26,8 +29,8 @@ export type QuorumStateDataVersion = 0 | 1;
 export interface QuorumStateStore {
   /** The stored election, or `undefined` when nothing was ever written (a fresh node). */
   readElectionState(): QuorumStateData | undefined;
-  /** Durable when it returns. */
-  writeElectionState(data: QuorumStateData, dataVersion: QuorumStateDataVersion): void;
+  /** Resolves once the state is durable; the driver runs one write at a time. */
+  writeElectionState(data: QuorumStateData, dataVersion: QuorumStateDataVersion): Promise<void>;
   /** Removes the stored state (tests and `kafka-storage format` only). */
   clear(): void;
   /** Where the state lives, for messages. */

@@ -1,9 +1,9 @@
 import { ElectionState } from '../election-state.js';
 import { Endpoints } from '../endpoints.js';
 import { EpochElection } from '../internals/epoch-election.js';
-import { Timer } from '../internals/timer.js';
 import type { LeaderAndEpoch } from '../raft-client.js';
 import type { ReplicaKey } from '../replica-key.js';
+import { ElectionTimedState } from './election-timed-state.js';
 import type { EpochState } from './epoch-state.js';
 
 /**
@@ -11,13 +11,9 @@ import type { EpochState } from './epoch-state.js';
  * others, and falls back to Prospective when the election timer expires (won elections move on
  * to Leader at once).
  */
-export class CandidateState implements EpochState {
+export class CandidateState extends ElectionTimedState implements EpochState {
   readonly name = 'Candidate' as const;
-  readonly epoch: number;
   readonly localKey: ReplicaKey;
-  private readonly voters: readonly number[];
-  private readonly highWatermarkOffset: number | undefined;
-  private readonly electionTimer: Timer;
   readonly epochElection: EpochElection;
 
   constructor(options: {
@@ -28,11 +24,8 @@ export class CandidateState implements EpochState {
     electionTimeoutMs: number;
     nowMs: number;
   }) {
-    this.epoch = options.epoch;
+    super({ ...options, voters: options.voterKeys.map((key) => key.id) });
     this.localKey = options.localKey;
-    this.voters = options.voterKeys.map((key) => key.id);
-    this.highWatermarkOffset = options.highWatermark;
-    this.electionTimer = new Timer(options.nowMs, options.electionTimeoutMs);
     this.epochElection = new EpochElection(options.voterKeys);
     this.epochElection.recordVote(options.localKey.id, true);
   }
@@ -47,20 +40,6 @@ export class CandidateState implements EpochState {
 
   leaderEndpoints(): Endpoints {
     return Endpoints.EMPTY;
-  }
-
-  highWatermark(): number | undefined {
-    return this.highWatermarkOffset;
-  }
-
-  hasElectionTimeoutExpired(nowMs: number): boolean {
-    this.electionTimer.update(nowMs);
-    return this.electionTimer.isExpired();
-  }
-
-  remainingElectionTimeMs(nowMs: number): number {
-    this.electionTimer.update(nowMs);
-    return this.electionTimer.remainingMs();
   }
 
   canGrantVote(_candidateKey: ReplicaKey, isLogUpToDate: boolean, isPreVote: boolean): boolean {

@@ -20,4 +20,9 @@ export interface EpochState {
    * least ours. A standard vote granted here is persisted by the caller before it is answered.
    */
   canGrantVote(candidateKey: ReplicaKey, isLogUpToDate: boolean, isPreVote: boolean): boolean;
+  /**
+   * Releases what the state owns (a follower's snapshot download). `QuorumState` calls it on
+   * every transition away from the state, and at `close()`; nothing else does.
+   */
+  close(): void;
 }

@@ -32,8 +32,8 @@ export class FollowerState implements EpochState {
   private fetchedFromLeader = false;
   /** Fetches to the leader refused as BROKER_NOT_AVAILABLE since the last successful one. */
   private unreachableLeaderFetches = 0;
-  /** The snapshot being downloaded, if the leader told us to fetch one. */
-  fetchingSnapshot: RawSnapshotWriter | undefined;
+  /** The snapshot being downloaded, if the leader told us to fetch one (an open `.part` file). */
+  private download: RawSnapshotWriter | undefined;
 
   constructor(options: {
     epoch: number;
@@ -69,6 +69,39 @@ export class FollowerState implements EpochState {
 
   highWatermark(): number | undefined {
     return this.highWatermarkOffset;
+  }
+
+  /** The snapshot being downloaded from the leader, if any. */
+  snapshotDownload(): RawSnapshotWriter | undefined {
+    return this.download;
+  }
+
+  /** Starts downloading into `writer`, abandoning any download already under way. */
+  startSnapshotDownload(writer: RawSnapshotWriter): void {
+    this.abandonSnapshotDownload();
+    this.download = writer;
+  }
+
+  /** The download was frozen into a snapshot: nothing is left to release. */
+  finishSnapshotDownload(): void {
+    this.download = undefined;
+  }
+
+  /** Deletes the partial file; a later Fetch starts over. */
+  abandonSnapshotDownload(): void {
+    this.download?.close();
+    this.download = undefined;
+  }
+
+  /** Continues `previous`'s download: the same leader in a later follower state. */
+  takeOverSnapshotDownload(previous: FollowerState): void {
+    this.download = previous.download;
+    previous.download = undefined;
+  }
+
+  /** A download still open when the state ends is abandoned (a restart downloads again). */
+  close(): void {
+    this.abandonSnapshotDownload();
   }
 
   hasFetchedFromLeader(): boolean {

@@ -101,6 +101,9 @@ export class LeaderState implements EpochState {
     return this.highWatermarkOffset;
   }
 
+  /** The accumulator is closed by the transition, which reports what it dropped. */
+  close(): void {}
+
   voters(): VoterSet {
     return this.voterSet;
   }

@@ -1,8 +1,8 @@
 import { ElectionState } from '../election-state.js';
 import type { Endpoints } from '../endpoints.js';
-import { Timer } from '../internals/timer.js';
 import type { LeaderAndEpoch } from '../raft-client.js';
 import type { ReplicaKey } from '../replica-key.js';
+import { ElectionTimedState } from './election-timed-state.js';
 import type { EpochState } from './epoch-state.js';
 
 /**
@@ -11,17 +11,13 @@ import type { EpochState } from './epoch-state.js';
  * not acknowledged, and accepts no writes. When its election timer expires it moves to
  * Unattached in the next epoch.
  */
-export class ResignedState implements EpochState {
+export class ResignedState extends ElectionTimedState implements EpochState {
   readonly name = 'Resigned' as const;
-  readonly epoch: number;
   readonly localId: number;
   /** Other voters ordered by how far they had replicated (most up to date first). */
   readonly preferredSuccessors: readonly ReplicaKey[];
   private readonly localListeners: Endpoints;
-  private readonly voters: readonly number[];
   private readonly unackedVoters: Set<number>;
-  private readonly highWatermarkOffset: number | undefined;
-  private readonly electionTimer: Timer;
 
   constructor(options: {
     epoch: number;
@@ -33,14 +29,11 @@ export class ResignedState implements EpochState {
     electionTimeoutMs: number;
     nowMs: number;
   }) {
-    this.epoch = options.epoch;
+    super(options);
     this.localId = options.localId;
-    this.voters = options.voters;
     this.preferredSuccessors = options.preferredSuccessors;
     this.localListeners = options.localEndpoints;
     this.unackedVoters = new Set(options.voters.filter((id) => id !== options.localId));
-    this.highWatermarkOffset = options.highWatermark;
-    this.electionTimer = new Timer(options.nowMs, options.electionTimeoutMs);
   }
 
   election(): ElectionState {
@@ -55,26 +48,12 @@ export class ResignedState implements EpochState {
     return this.localListeners;
   }
 
-  highWatermark(): number | undefined {
-    return this.highWatermarkOffset;
-  }
-
   unackedVoterIds(): number[] {
     return [...this.unackedVoters];
   }
 
   acknowledgeResignation(voterId: number): void {
     this.unackedVoters.delete(voterId);
-  }
-
-  hasElectionTimeoutExpired(nowMs: number): boolean {
-    this.electionTimer.update(nowMs);
-    return this.electionTimer.isExpired();
-  }
-
-  remainingElectionTimeMs(nowMs: number): number {
-    this.electionTimer.update(nowMs);
-    return this.electionTimer.remainingMs();
   }
 
   canGrantVote(_candidateKey: ReplicaKey, isLogUpToDate: boolean, isPreVote: boolean): boolean {

@@ -1,22 +1,18 @@
 import { ElectionState } from '../election-state.js';
 import { Endpoints } from '../endpoints.js';
-import { Timer } from '../internals/timer.js';
 import type { LeaderAndEpoch } from '../raft-client.js';
 import type { ReplicaKey } from '../replica-key.js';
+import { ElectionTimedState } from './election-timed-state.js';
 import type { EpochState } from './epoch-state.js';
 
 /**
  * No leader with known endpoints in this epoch. It may remember a vote (`votedKey`) and a leader
  * id without endpoints. Voters run the election timer (→ Prospective); observers never time out.
  */
-export class UnattachedState implements EpochState {
+export class UnattachedState extends ElectionTimedState implements EpochState {
   readonly name = 'Unattached' as const;
-  readonly epoch: number;
   readonly leaderId: number | undefined;
   readonly votedKey: ReplicaKey | undefined;
-  private readonly voters: readonly number[];
-  private readonly highWatermarkOffset: number | undefined;
-  private readonly electionTimer: Timer;
 
   constructor(options: {
     epoch: number;
@@ -28,12 +24,9 @@ export class UnattachedState implements EpochState {
     electionTimeoutMs: number;
     nowMs: number;
   }) {
-    this.epoch = options.epoch;
+    super(options);
     this.leaderId = options.leaderId;
     this.votedKey = options.votedKey;
-    this.voters = options.voters;
-    this.highWatermarkOffset = options.highWatermark;
-    this.electionTimer = new Timer(options.nowMs, options.electionTimeoutMs);
   }
 
   election(): ElectionState {
@@ -46,20 +39,6 @@ export class UnattachedState implements EpochState {
 
   leaderEndpoints(): Endpoints {
     return Endpoints.EMPTY;
-  }
-
-  highWatermark(): number | undefined {
-    return this.highWatermarkOffset;
-  }
-
-  hasElectionTimeoutExpired(nowMs: number): boolean {
-    this.electionTimer.update(nowMs);
-    return this.electionTimer.isExpired();
-  }
-
-  remainingElectionTimeMs(nowMs: number): number {
-    this.electionTimer.update(nowMs);
-    return this.electionTimer.remainingMs();
   }
 
   canGrantVote(candidateKey: ReplicaKey, isLogUpToDate: boolean, isPreVote: boolean): boolean {

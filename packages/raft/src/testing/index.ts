@@ -1,3 +1,4 @@
+export { carryOutReadyAtOnce, type ReadyClient } from './carry-out-ready.js';
 export { MockLog } from './mock-log.js';
 export { MockNetworkChannel, type SentResponse } from './mock-network-channel.js';
 export { MockQuorumStateStore } from './mock-quorum-state-store.js';

@@ -17,9 +17,11 @@ export class MockQuorumStateStore implements QuorumStateStore {
     return this.current;
   }
 
-  writeElectionState(data: QuorumStateData, dataVersion: QuorumStateDataVersion): void {
+  /** Durable at once: the test kit reports the write in the same step. */
+  writeElectionState(data: QuorumStateData, dataVersion: QuorumStateDataVersion): Promise<void> {
     this.current = data;
     this.writes.push({ data, dataVersion });
+    return Promise.resolve();
   }
 
   clear(): void {

@@ -20,6 +20,7 @@ import type { OffsetAndEpoch, RaftLog } from '../ports/raft-log.js';
 import type { Random } from '../ports/random.js';
 import type { QuorumConfig } from '../quorum-config.js';
 import type { BatchReader, LeaderAndEpoch, Listener, SnapshotReader } from '../raft-client.js';
+import type { ElectionStateWrite } from '../raft-outbox.js';
 import { ReplicaKey } from '../replica-key.js';
 import {
   buildBeginQuorumEpochRequest,
@@ -37,6 +38,7 @@ import {
   singlePartition,
 } from '../rpc/raft-messages.js';
 import { VoterSet } from '../voter-set.js';
+import { carryOutReadyAtOnce } from './carry-out-ready.js';
 import { MockLog } from './mock-log.js';
 import { MockNetworkChannel } from './mock-network-channel.js';
 import { MockQuorumStateStore } from './mock-quorum-state-store.js';
@@ -121,8 +123,9 @@ type LogFactory = () => RaftLog;
 /**
  * Kafka's `RaftClientTestContext`, in TypeScript: a KafkaRaftClient over a MockLog (or any
  * RaftLog from a factory: the real `@kraft/log` RaftLog on a MemoryFileSystem), a mock network
- * channel, mock time and a mockable random. `poll()` polls and then performs the flush the
- * client asks for, as the driver does.
+ * channel, mock time and a mockable random. `poll()` polls, performs the flush the client asks
+ * for and carries out `client.ready()`, as the driver does: election writes are durable at once
+ * (unless `holdElectionWrites()`), messages land in the mock channel in order.
  */
 export class RaftClientTestContext {
   static readonly ELECTION_TIMEOUT_MS = 10_000;
@@ -147,6 +150,9 @@ export class RaftClientTestContext {
   /** The topic the client replicates; the request and response builders below use it too. */
   readonly topic: ReplicatedTopic;
   private pendingResponses: { request: InboundRequest; data: unknown }[] = [];
+  /** While set, election writes wait for `completeElectionWrite()` (a slow quorum-state disk). */
+  private electionWritesHeld = false;
+  private heldElectionWrite: ElectionStateWrite | undefined;
 
   constructor(options: {
     client: KafkaRaftClient;
@@ -185,11 +191,41 @@ export class RaftClientTestContext {
   /** One driver iteration: poll, then flush if asked (and report it), then poll listeners again. */
   async poll(): Promise<number> {
     const deadline = this.client.poll(this.time.milliseconds());
+    this.carryOutReady();
     if (this.client.needsFlush()) {
       const flushed = await this.log.flush();
       this.client.onLogFlushed(flushed, this.time.milliseconds());
+      this.carryOutReady();
     }
     return deadline;
+  }
+
+  /**
+   * What the driver does after each call into the client: starts the election write `ready()`
+   * names (durable at once in the mock store, and reported, unless writes are held) and puts the
+   * messages free to leave into the mock channel, until the client has nothing more to hand out.
+   */
+  carryOutReady(): void {
+    carryOutReadyAtOnce(this.client, this.store, this.channel, this.time.milliseconds(), (write) => {
+      if (this.electionWritesHeld) this.heldElectionWrite = write;
+      return this.electionWritesHeld;
+    });
+  }
+
+  /** Election writes from now on wait for `completeElectionWrite()`: a slow quorum-state disk. */
+  holdElectionWrites(): void {
+    this.electionWritesHeld = true;
+  }
+
+  /** Finishes the held election write (durable, reported) and lets writes complete at once again. */
+  completeElectionWrite(): void {
+    this.electionWritesHeld = false;
+    const write = this.heldElectionWrite;
+    check(write !== undefined, () => 'no election write is held');
+    this.heldElectionWrite = undefined;
+    void this.store.writeElectionState(write.data, write.dataVersion);
+    this.client.onElectionStatePersisted(write.id, this.time.milliseconds());
+    this.carryOutReady();
   }
 
   /** Polls until `condition` holds, advancing no time; fails after `maxPolls`. */
@@ -433,11 +469,13 @@ export class RaftClientTestContext {
 
   /** Removes and returns the requests sent so far of `apiKey`. */
   sentRequests(apiKey: number): OutboundRequest[] {
+    this.carryOutReady();
     return this.channel.drainSendQueue(apiKey);
   }
 
   /** Removes and returns the responses sent so far for requests of `apiKey`. */
   sentResponses(apiKey: number): { request: InboundRequest; data: unknown }[] {
+    this.carryOutReady();
     this.pendingResponses.push(...this.channel.drainSentResponses());
     const matching = this.pendingResponses.filter((sent) => sent.request.apiKey === apiKey);
     this.pendingResponses = this.pendingResponses.filter((sent) => sent.request.apiKey !== apiKey);
@@ -612,6 +650,7 @@ export class RaftClientTestContext {
   // --- persisted election -------------------------------------------------------------------
 
   storedElection(): ElectionState | undefined {
+    this.carryOutReady();
     const data = this.store.readElectionState();
     return data === undefined ? undefined : ElectionState.fromQuorumStateData(data);
   }
@@ -670,6 +709,7 @@ export class RaftClientTestContext {
       this.client.quorumState().isLeader(),
       () => `not leader after the election (voters ${otherVoters})`,
     );
+    this.carryOutReady();
     this.channel.drainSendQueue();
     this.channel.drainSentResponses();
     return this.client.leaderAndEpoch().epoch;
@@ -873,7 +913,7 @@ export class RaftClientTestContextBuilder {
     const listener = new MockListener();
     client.register(listener);
     client.initialize(this.time.milliseconds());
-    return new RaftClientTestContext({
+    const context = new RaftClientTestContext({
       client,
       log,
       channel,
@@ -887,5 +927,8 @@ export class RaftClientTestContextBuilder {
       rpcVersions,
       topic: this.topic,
     });
+    // What initialize recorded (a lone voter's election, a stored epoch behind the log).
+    context.carryOutReady();
+    return context;
   }
 }

@@ -8,6 +8,7 @@ import type {
   QuorumStateStore,
 } from '../../src/ports/quorum-state-store.js';
 import type { RaftLog } from '../../src/ports/raft-log.js';
+import type { ElectionStateWrite } from '../../src/raft-outbox.js';
 import { FollowerState } from '../../src/states/follower-state.js';
 import { CommittedHistory } from './committed-history.js';
 import { describeEvent, EventScheduler, type SimulationEvent } from './event-scheduler.js';
@@ -91,9 +92,9 @@ class ObservedQuorumStateStore implements QuorumStateStore {
     return this.store.readElectionState();
   }
 
-  writeElectionState(data: QuorumStateData, dataVersion: QuorumStateDataVersion): void {
+  async writeElectionState(data: QuorumStateData, dataVersion: QuorumStateDataVersion): Promise<void> {
+    await this.store.writeElectionState(data, dataVersion);
     this.onWrite(data);
-    this.store.writeElectionState(data, dataVersion);
   }
 
   clear(): void {
@@ -142,6 +143,8 @@ class FlushInFlight implements SyncGate {
 class RunningNode implements RunningNodeView, RouterEndpoint {
   pollEvent: SimulationEvent | undefined;
   flush: FlushInFlight | undefined;
+  /** An election write the driver started and the disk has not finished. */
+  electionWriteInFlight = false;
   shutdownDeadlineMs: number | undefined;
 
   constructor(
@@ -151,6 +154,7 @@ class RunningNode implements RunningNodeView, RouterEndpoint {
     readonly client: SimulatedClient,
     readonly counter: ReplicatedCounter,
     readonly channel: SimulatedNetworkChannel,
+    readonly store: QuorumStateStore,
     private readonly cluster: Cluster,
   ) {}
 
@@ -239,7 +243,10 @@ export class Cluster {
    */
   private stableLeadership: { epoch: number; reason?: string } | 'armed' | undefined;
   private nextAdminCorrelationId = 1;
-  private readonly describeQuorumExpectations = new Map<number, { leaderId: number; epoch: number }>();
+  private readonly describeQuorumExpectations = new Map<
+    number,
+    { leaderId: number; epoch: number; highWatermark: number | undefined }
+  >();
 
   constructor(readonly options: ClusterOptions) {
     this.trace = new Trace(options.keepTraceLines ?? 4000);
@@ -375,7 +382,7 @@ export class Cluster {
       nowMs,
       sabotage: this.options.sabotage,
     });
-    running = new RunningNode(nodeId, node.incarnation, log, client, counter, channel, this);
+    running = new RunningNode(nodeId, node.incarnation, log, client, counter, channel, store, this);
     client.register(counter);
     node.current = running;
     this.router.attach(running);
@@ -452,6 +459,7 @@ export class Cluster {
     if (this.node(running.nodeId).current !== running) return;
     try {
       call();
+      this.carryOutReady(running);
     } catch (error) {
       const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       this.violation(`node ${running.nodeId} threw ${detail}`, stackOf(error));
@@ -476,6 +484,7 @@ export class Cluster {
     let deadlineMs: number;
     try {
       deadlineMs = running.client.poll(nowMs);
+      this.carryOutReady(running);
     } catch (error) {
       const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       this.violation(`node ${running.nodeId} poll threw ${detail}`, stackOf(error));
@@ -499,6 +508,49 @@ export class Cluster {
         : 0;
     const nextMs = Math.min(Math.max(deadlineMs, nowMs + 1), nowMs + 10_000) + jitterMs;
     this.requestPoll(running, nextMs);
+  }
+
+  /**
+   * What the driver does after every call into the client: starts the election write `ready()`
+   * names and sends the messages free to leave, in order. The write takes simulated time (a
+   * quorum-state fdatasync, drawn like a flush's) and reaches the disk only when it completes, so
+   * a crash meanwhile restarts the node from the older election, as a power loss would.
+   */
+  private carryOutReady(running: RunningNode): void {
+    const ready = running.client.ready();
+    if (ready.electionState !== undefined) this.startElectionWrite(running, ready.electionState);
+    for (const message of ready.messages) {
+      if (message.kind === 'request') running.channel.send(message.request);
+      else running.channel.sendResponse(message.request, message.data);
+    }
+  }
+
+  private startElectionWrite(running: RunningNode, write: ElectionStateWrite): void {
+    if (running.electionWriteInFlight) {
+      throw new Error(`election write ${write.id} handed out while another is in flight`);
+    }
+    running.electionWriteInFlight = true;
+    const node = this.node(running.nodeId);
+    const delayMs =
+      this.edgeFaults.flushDelayMaxMs > 0 ? node.random.nextInt(this.edgeFaults.flushDelayMaxMs + 1) : 0;
+    this.scheduler.schedule(delayMs, `election write ${running.nodeId} done`, () =>
+      this.completeElectionWrite(running, write),
+    );
+  }
+
+  private async completeElectionWrite(running: RunningNode, write: ElectionStateWrite): Promise<void> {
+    // A crash or a shutdown meanwhile: the write never reached the disk.
+    if (this.node(running.nodeId).current !== running) return;
+    try {
+      await running.store.writeElectionState(write.data, write.dataVersion);
+    } catch (error) {
+      this.violation(`node ${running.nodeId} quorum-state write failed: ${String(error)}`, stackOf(error));
+      this.crash(running.nodeId);
+      return;
+    }
+    running.electionWriteInFlight = false;
+    if (this.node(running.nodeId).current !== running) return;
+    this.onNodeCall(running, () => running.client.onElectionStatePersisted(write.id, this.nowMs()));
   }
 
   /**
@@ -672,6 +724,7 @@ export class Cluster {
         this.describeQuorumExpectations.set(request.correlationId, {
           leaderId: leader.nodeId,
           epoch: leader.epoch(),
+          highWatermark: leader.highWatermark(),
         });
         leader.receiveRequest(request);
       }
@@ -680,7 +733,12 @@ export class Cluster {
     this.scheduler.schedule(intervalMs, 'describe-quorum', tick);
   }
 
-  /** The leader describes itself, its epoch, its high watermark and exactly the static voters. */
+  /**
+   * The leader describes itself, its epoch, its high watermark and exactly the static voters. The
+   * answer leaves at the end of the poll that handled the request (the driver sends what
+   * `ready()` hands out), and that poll may advance the high watermark after answering: the one
+   * reported lies between the value when the request arrived and the value when the answer left.
+   */
   private checkDescribeQuorum(responderId: number, request: InboundRequest, data: unknown): void {
     const expected = this.describeQuorumExpectations.get(request.correlationId);
     this.describeQuorumExpectations.delete(request.correlationId);
@@ -701,9 +759,11 @@ export class Cluster {
     else {
       if (partition.leaderId !== responderId) problems.push(`leader ${partition.leaderId}`);
       if (partition.leaderEpoch !== expected.epoch) problems.push(`epoch ${partition.leaderEpoch}`);
-      const highWatermark = running.highWatermark();
-      if (partition.highWatermark !== BigInt(highWatermark ?? -1))
-        problems.push(`high watermark ${partition.highWatermark}`);
+      const reported = partition.highWatermark;
+      const atRequest = BigInt(expected.highWatermark ?? -1);
+      const atAnswer = BigInt(running.highWatermark() ?? -1);
+      if (reported < atRequest || reported > atAnswer)
+        problems.push(`high watermark ${reported} outside [${atRequest}, ${atAnswer}]`);
       const voters = partition.currentVoters
         .map((voter) => voter.replicaId)
         .sort((left, right) => left - right);

@@ -51,6 +51,10 @@ export class GatedSyncFileSystem implements FileSystem {
     this.disk.syncDirectory(directory);
   }
 
+  syncDirectoryAsync(directory: string): Promise<void> {
+    return this.disk.syncDirectoryAsync(directory);
+  }
+
   tryLockFile(path: string): FileLock | undefined {
     return this.disk.tryLockFile(path);
   }

@@ -10,6 +10,7 @@ import type { Random } from '../../src/ports/random.js';
 import type { QuorumConfig } from '../../src/quorum-config.js';
 import type { QuorumState } from '../../src/quorum-state.js';
 import type { LeaderAndEpoch, Listener, SnapshotWriter } from '../../src/raft-client.js';
+import type { RaftReady } from '../../src/raft-outbox.js';
 import { FollowerState } from '../../src/states/follower-state.js';
 import { VoterSet } from '../../src/voter-set.js';
 
@@ -34,6 +35,8 @@ export interface SimulatedClient {
   handleRequest(request: InboundRequest, nowMs: number): void;
   handleResponse(response: InboundResponse, nowMs: number): void;
   onLogFlushed(offset: number, nowMs: number): void;
+  ready(): RaftReady;
+  onElectionStatePersisted(id: number, nowMs: number): void;
   register(listener: Listener): void;
   scheduleAppend(epoch: number, records: readonly Buffer[]): number;
   createSnapshot(snapshotId: OffsetAndEpoch, lastContainedLogTimestamp: number): SnapshotWriter | undefined;

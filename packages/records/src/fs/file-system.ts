@@ -20,6 +20,8 @@ export interface FileSystem {
   removeDirectory(directory: string): void;
   /** Makes the directory's entries (creations, renames, removals) durable. */
   syncDirectory(directory: string): void;
+  /** The same off the event loop (the election-state write path: nothing in `poll` may block on a sync). */
+  syncDirectoryAsync(directory: string): Promise<void>;
   /**
    * Takes an exclusive lock on `path` (creating the file if absent; its parent must exist), or
    * returns undefined when another holder has it: another process, or another lock on the same
@@ -68,5 +70,6 @@ export const FILE_SYSTEM_METHODS = [
   'unlink',
   'removeDirectory',
   'syncDirectory',
+  'syncDirectoryAsync',
   'tryLockFile',
 ] as const satisfies readonly (keyof FileSystem)[];

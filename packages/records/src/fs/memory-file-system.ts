@@ -210,6 +210,15 @@ export class MemoryFileSystem implements FileSystem {
     }
   }
 
+  syncDirectoryAsync(directory: string): Promise<void> {
+    try {
+      this.syncDirectory(directory);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
   syncDirectory(directory: string): void {
     this.checkFault('sync', directory);
     // Deleting the entry being visited is safe while iterating a Map.

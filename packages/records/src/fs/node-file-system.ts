@@ -167,4 +167,16 @@ export class NodeFileSystem implements FileSystem {
       }
     });
   }
+
+  async syncDirectoryAsync(directory: string): Promise<void> {
+    let handle: fs.promises.FileHandle | undefined;
+    try {
+      handle = await fs.promises.open(directory, 'r');
+      await handle.sync();
+    } catch (error) {
+      throw FileSystemError.fromNode(error as NodeJS.ErrnoException, 'fsync directory', directory);
+    } finally {
+      await handle?.close();
+    }
+  }
 }

@@ -58,6 +58,10 @@ export class RecordingFileSystem implements FileSystem {
     this.inner.syncDirectory(directory);
   }
 
+  syncDirectoryAsync(directory: string): Promise<void> {
+    return this.inner.syncDirectoryAsync(directory);
+  }
+
   tryLockFile(path: string): FileLock | undefined {
     return this.inner.tryLockFile(path);
   }

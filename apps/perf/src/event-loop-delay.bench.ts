@@ -1,0 +1,144 @@
+// Event-loop delay while the raft core changes its election state or truncates its log: what every
+// other timer, socket and heartbeat of the process waits for when a sync runs on the event loop.
+//   1. elections: three voters in this process (on-disk log and quorum-state, real TCP, one event
+//      loop for all three); the leader resigns, the next one is elected, repeatedly. The histogram
+//      (`perf_hooks.monitorEventLoopDelay`) covers each resign-to-new-leader window.
+//   2. truncation: the core's divergence path on the on-disk log. Batches are appended above the
+//      high watermark and flushed, the log is truncated to the high watermark (what a follower does
+//      on a diverging Fetch response), and the next batch is appended and flushed; the histogram
+//      covers the whole round, and the synchronous time spent inside `truncateTo` is reported too.
+// Env: KRAFT_BENCH_ELECTIONS (default 20), KRAFT_BENCH_TRUNCATIONS (default 200),
+// KRAFT_BENCH_DIR (default os.tmpdir()).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type IntervalHistogram, monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { LogConfig, RaftLog } from '@kraft/log';
+import { type MemoryRecords, MemoryRecordsBuilder, NodeFileSystem } from '@kraft/records';
+import { SnapshotCluster } from './support/snapshot-cluster.js';
+
+const NANOSECONDS_PER_MILLISECOND = 1e6;
+/** The histogram's sampling timer: 1 ms is its finest useful resolution. */
+const RESOLUTION_MS = 1;
+/** Bound on one election: a stuck cluster fails the bench instead of stalling it. */
+const ELECTION_TIMEOUT_MS = 30_000;
+/** Batches above the high watermark that each truncation removes (a short divergent tail). */
+const DIVERGENT_BATCHES = 8;
+
+function countSetting(name: string, defaultValue: number): number {
+  const raw = process.env[name];
+  const value = raw === undefined ? defaultValue : Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new Error(`${name} must be a positive integer, got ${raw}`);
+  return value;
+}
+
+const elections = countSetting('KRAFT_BENCH_ELECTIONS', 20);
+const truncations = countSetting('KRAFT_BENCH_TRUNCATIONS', 200);
+const baseDirectory = mkdtempSync(join(process.env['KRAFT_BENCH_DIR'] ?? tmpdir(), 'kraft-loop-delay-'));
+
+function row(label: string, value: string): void {
+  process.stdout.write(`  ${label.padEnd(52)} ${value}\n`);
+}
+
+function milliseconds(nanoseconds: number): string {
+  return (nanoseconds / NANOSECONDS_PER_MILLISECOND).toFixed(2).padStart(8);
+}
+
+function report(label: string, histogram: IntervalHistogram): void {
+  row(
+    `${label}: event-loop delay p50 / p99 / max (ms)`,
+    `${milliseconds(histogram.percentile(50))} ${milliseconds(histogram.percentile(99))} ${milliseconds(histogram.max)}`,
+  );
+}
+
+async function measureElections(): Promise<void> {
+  const cluster = await SnapshotCluster.start({
+    voterCount: 3,
+    baseDirectory,
+    quorum: { electionTimeoutMs: 200, fetchTimeoutMs: 400 },
+  });
+  const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  let totalElectionMs = 0;
+  try {
+    let leader = await cluster.waitForLeader(ELECTION_TIMEOUT_MS);
+    for (let round = 0; round < elections; round += 1) {
+      const epoch = leader.client.leaderAndEpoch().epoch;
+      const startMs = performance.now();
+      histogram.enable();
+      leader.client.resign(epoch);
+      leader.driver.wake();
+      await cluster.waitFor('a new leader', ELECTION_TIMEOUT_MS, () => {
+        const next = cluster.leader();
+        return next !== undefined && next.client.leaderAndEpoch().epoch > epoch;
+      });
+      histogram.disable();
+      totalElectionMs += performance.now() - startMs;
+      leader = await cluster.waitForLeader(ELECTION_TIMEOUT_MS);
+    }
+  } finally {
+    await cluster.close();
+  }
+  process.stdout.write(`elections (3 voters, one process, ${elections} resign-to-leader rounds)\n`);
+  report('elections', histogram);
+  row('elections: mean resign-to-new-leader time (ms)', (totalElectionMs / elections).toFixed(1).padStart(8));
+}
+
+function batch(valueBytes: number): MemoryRecords {
+  const builder = new MemoryRecordsBuilder({ maxBatchSizeBytes: 1024 * 1024 });
+  builder.append({ timestamp: Date.now(), value: Buffer.alloc(valueBytes, 0x6b) });
+  return builder.build();
+}
+
+async function measureTruncations(): Promise<void> {
+  const log = RaftLog.open({
+    dir: join(baseDirectory, 'truncation'),
+    fileSystem: new NodeFileSystem(),
+    config: new LogConfig({}),
+  });
+  const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  const insideTruncateMs: number[] = [];
+  try {
+    log.initializeLeaderEpoch(1);
+    log.appendAsLeader(batch(100), 1);
+    await log.flush();
+    log.updateHighWatermark(log.endOffset());
+    for (let round = 0; round < truncations; round += 1) {
+      // A divergent tail of a later epoch, durable as a follower's fetched data would be.
+      for (let index = 0; index < DIVERGENT_BATCHES; index += 1) log.appendAsLeader(batch(1024), round + 2);
+      await log.flush();
+      await yieldToLoop();
+      histogram.enable();
+      const startMs = performance.now();
+      log.truncateTo(log.highWatermark());
+      insideTruncateMs.push(performance.now() - startMs);
+      log.appendAsLeader(batch(100), round + 2);
+      await log.flush();
+      log.updateHighWatermark(log.endOffset());
+      await yieldToLoop();
+      histogram.disable();
+    }
+  } finally {
+    log.close();
+  }
+  insideTruncateMs.sort((left, right) => left - right);
+  const at = (fraction: number): string =>
+    (
+      insideTruncateMs[
+        Math.min(insideTruncateMs.length - 1, Math.floor(fraction * insideTruncateMs.length))
+      ] ?? 0
+    )
+      .toFixed(2)
+      .padStart(8);
+  process.stdout.write(`log truncation (on-disk log, ${truncations} truncate + append + flush rounds)\n`);
+  report('truncation', histogram);
+  row('truncation: time inside truncateTo p50 / p99 (ms)', `${at(0.5)} ${at(0.99)}`);
+}
+
+try {
+  await measureElections();
+  await measureTruncations();
+} finally {
+  rmSync(baseDirectory, { recursive: true, force: true });
+}

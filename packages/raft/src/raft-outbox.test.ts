@@ -1,0 +1,76 @@
+import { IllegalStateError, Uuid } from '@kraft/protocol';
+import { describe, expect, it } from 'vitest';
+import type { InboundRequest, OutboundRequest } from './ports/network-channel.js';
+import type { QuorumStateData } from './ports/quorum-state-store.js';
+import { type OutboundMessage, RaftOutbox } from './raft-outbox.js';
+
+function election(leaderEpoch: number, votedId = -1): QuorumStateData {
+  return { leaderId: -1, leaderEpoch, votedId, votedDirectoryId: Uuid.ZERO, currentVoters: null };
+}
+
+function request(correlationId: number): OutboundRequest {
+  return { correlationId, apiKey: 52, apiVersion: 2, data: {}, createdTimeMs: 0, destinationId: 2 };
+}
+
+function inbound(correlationId: number): InboundRequest {
+  return { correlationId, apiKey: 52, apiVersion: 2, data: {}, createdTimeMs: 0, sourceId: 2 };
+}
+
+function ids(messages: readonly OutboundMessage[]): number[] {
+  return messages.map((message) => message.request.correlationId);
+}
+
+describe('RaftOutbox', () => {
+  it('releases messages recorded before any write at once, in order', () => {
+    const outbox = new RaftOutbox();
+    outbox.sendRequest(request(1));
+    outbox.sendResponse(inbound(2), {});
+    const ready = outbox.takeReady();
+    expect(ready.electionState).toBeUndefined();
+    expect(ids(ready.messages)).toEqual([1, 2]);
+    expect(outbox.hasReady()).toBe(false);
+  });
+
+  it('holds messages recorded after a write until it is reported durable', () => {
+    const outbox = new RaftOutbox();
+    outbox.sendRequest(request(1));
+    outbox.persistElectionState(election(3, 2), 0);
+    outbox.sendResponse(inbound(2), {});
+    const first = outbox.takeReady();
+    expect(first.electionState?.data.leaderEpoch).toBe(3);
+    expect(ids(first.messages)).toEqual([1]);
+    outbox.sendRequest(request(3));
+    expect(outbox.hasReady()).toBe(false);
+    expect(outbox.takeReady().messages).toEqual([]);
+    outbox.onElectionStatePersisted(first.electionState?.id ?? -1);
+    expect(ids(outbox.takeReady().messages)).toEqual([2, 3]);
+  });
+
+  it('hands out one write at a time, the newest one waiting replacing older ones', () => {
+    const outbox = new RaftOutbox();
+    outbox.persistElectionState(election(3), 0);
+    const inFlight = outbox.takeReady().electionState;
+    outbox.sendRequest(request(1));
+    outbox.persistElectionState(election(4), 0);
+    outbox.sendRequest(request(2));
+    outbox.persistElectionState(election(5), 0);
+    outbox.sendRequest(request(3));
+    expect(outbox.takeReady().electionState).toBeUndefined();
+    outbox.onElectionStatePersisted(inFlight?.id ?? -1);
+    // Epoch 3 durable frees message 1; 4 is superseded by 5, which messages 2 and 3 wait for.
+    const next = outbox.takeReady();
+    expect(next.electionState?.data.leaderEpoch).toBe(5);
+    expect(ids(next.messages)).toEqual([1]);
+    outbox.onElectionStatePersisted(next.electionState?.id ?? -1);
+    expect(ids(outbox.takeReady().messages)).toEqual([2, 3]);
+    expect(outbox.hasPendingElectionState()).toBe(false);
+  });
+
+  it('refuses an election that goes back an epoch and a report of a write not in flight', () => {
+    const outbox = new RaftOutbox();
+    outbox.persistElectionState(election(5), 0);
+    expect(() => outbox.persistElectionState(election(4), 0)).toThrow(IllegalStateError);
+    const write = outbox.takeReady().electionState;
+    expect(() => outbox.onElectionStatePersisted((write?.id ?? 0) + 1)).toThrow(IllegalStateError);
+  });
+});

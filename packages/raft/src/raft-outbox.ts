@@ -1,0 +1,156 @@
+/**
+ * RaftOutbox: what the core asks its driver to do, in the order it must happen (etcd raft's
+ * `Ready`/`Advance`, carrying Kafka's messages and quorum-state data). The core never writes the
+ * quorum-state file and never touches the network itself: `QuorumState` records the election
+ * state to persist, the handlers record requests and responses, and the driver takes them with
+ * `KafkaRaftClient.ready()`, carries them out, and reports each election write back with
+ * `onElectionStatePersisted(id)`.
+ *
+ * Ordering guarantee: a message leaves only after every election state recorded before it is
+ * durable. A granted vote, a candidacy's vote requests, a new leader's BeginQuorumEpoch and a
+ * follower's first Fetch in a new epoch all depend on the election they follow; were one to leave
+ * first and the node crash before the write, the node would restart having forgotten a vote or an
+ * epoch that others acted on. So a message recorded after an unreported write is held until that
+ * write (or a later one) is reported durable; messages recorded earlier leave at once.
+ *
+ * One write is in flight at a time. A write recorded while another is in flight replaces any
+ * write still waiting: stored elections only move forward (the epoch never decreases, and within
+ * an epoch a vote or a leader is only ever added), so the newest supersedes the older ones, and a
+ * message held behind a superseded write is released with the newer one.
+ */
+import { invariant } from '@kraft/protocol';
+import type { InboundRequest, OutboundRequest } from './ports/network-channel.js';
+import type { QuorumStateData, QuorumStateDataVersion } from './ports/quorum-state-store.js';
+
+/** Most messages held behind an election write; beyond it a message is dropped (its sender or we time out). */
+export const MAX_HELD_MESSAGES = 65_536;
+
+/** An election state to write durably, then to report with `onElectionStatePersisted(id)`. */
+export interface ElectionStateWrite {
+  readonly id: number;
+  readonly data: QuorumStateData;
+  readonly dataVersion: QuorumStateDataVersion;
+}
+
+export type OutboundMessage =
+  | { readonly kind: 'request'; readonly request: OutboundRequest }
+  | { readonly kind: 'response'; readonly request: InboundRequest; readonly data: unknown };
+
+/** What the driver carries out after a call into the core; see `RaftOutbox` for the order. */
+export interface RaftReady {
+  /** Write it durably (it may take time: the core keeps running), then report it. */
+  readonly electionState: ElectionStateWrite | undefined;
+  /** Free to leave now, in this order: every election state they depend on is durable. */
+  readonly messages: readonly OutboundMessage[];
+}
+
+/** The write side of the outbox that the election state machine sees. */
+export interface ElectionStateSink {
+  persistElectionState(data: QuorumStateData, dataVersion: QuorumStateDataVersion): void;
+}
+
+/** The write side of the outbox that the request handlers see. */
+export interface MessageSink {
+  sendRequest(request: OutboundRequest): void;
+  sendResponse(request: InboundRequest, data: unknown): void;
+}
+
+const NO_MESSAGES: readonly OutboundMessage[] = [];
+
+export class RaftOutbox implements ElectionStateSink, MessageSink {
+  private lastRecordedWriteId = 0;
+  private lastRecordedEpoch = -1;
+  /** The newest recorded write not yet handed to the driver. */
+  private waitingWrite: ElectionStateWrite | undefined;
+  private inFlightWriteId: number | undefined;
+  private durableWriteId = 0;
+  /** Messages in recording order; `heldBehind[i]` is the write message `i` waits for (nondecreasing). */
+  private messages: OutboundMessage[] = [];
+  private heldBehind: number[] = [];
+  private droppedMessages = 0;
+
+  persistElectionState(data: QuorumStateData, dataVersion: QuorumStateDataVersion): void {
+    const previousEpoch = this.lastRecordedEpoch;
+    invariant(
+      data.leaderEpoch >= previousEpoch,
+      () => `election state for epoch ${data.leaderEpoch} after one for epoch ${previousEpoch}`,
+    );
+    this.lastRecordedEpoch = data.leaderEpoch;
+    this.lastRecordedWriteId += 1;
+    this.waitingWrite = { id: this.lastRecordedWriteId, data, dataVersion };
+  }
+
+  sendRequest(request: OutboundRequest): void {
+    this.record({ kind: 'request', request });
+  }
+
+  sendResponse(request: InboundRequest, data: unknown): void {
+    this.record({ kind: 'response', request, data });
+  }
+
+  /** The election write to start (when none is in flight) and the messages free to leave. */
+  takeReady(): RaftReady {
+    let electionState: ElectionStateWrite | undefined;
+    if (this.inFlightWriteId === undefined && this.waitingWrite !== undefined) {
+      electionState = this.waitingWrite;
+      this.waitingWrite = undefined;
+      this.inFlightWriteId = electionState.id;
+    }
+    return { electionState, messages: this.takeReleasedMessages() };
+  }
+
+  /** The driver made write `id` durable: messages waiting for it (or an older one) may leave. */
+  onElectionStatePersisted(id: number): void {
+    invariant(
+      id === this.inFlightWriteId,
+      () => `election write ${id} reported durable, but the write in flight is ${this.inFlightWriteId}`,
+    );
+    this.inFlightWriteId = undefined;
+    this.durableWriteId = id;
+  }
+
+  /** True when `takeReady` has something to hand out. */
+  hasReady(): boolean {
+    if (this.inFlightWriteId === undefined && this.waitingWrite !== undefined) return true;
+    const first = this.heldBehind[0];
+    return first !== undefined && first <= this.durableWriteId;
+  }
+
+  /** Election writes recorded but not yet reported durable (for state reports and shutdown). */
+  hasPendingElectionState(): boolean {
+    return this.waitingWrite !== undefined || this.inFlightWriteId !== undefined;
+  }
+
+  /** Messages dropped because too many were held behind a slow election write. */
+  droppedMessageCount(): number {
+    return this.droppedMessages;
+  }
+
+  private record(message: OutboundMessage): void {
+    if (this.messages.length >= MAX_HELD_MESSAGES) {
+      this.droppedMessages += 1;
+      return;
+    }
+    this.messages.push(message);
+    this.heldBehind.push(this.lastRecordedWriteId);
+  }
+
+  private takeReleasedMessages(): readonly OutboundMessage[] {
+    let released = 0;
+    while (
+      released < this.heldBehind.length &&
+      (this.heldBehind[released] as number) <= this.durableWriteId
+    ) {
+      released += 1;
+    }
+    if (released === 0) return NO_MESSAGES;
+    if (released === this.messages.length) {
+      const all = this.messages;
+      this.messages = [];
+      this.heldBehind = [];
+      return all;
+    }
+    this.heldBehind.splice(0, released);
+    return this.messages.splice(0, released);
+  }
+}
