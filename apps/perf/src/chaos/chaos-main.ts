@@ -8,16 +8,18 @@ import {
   probeCapabilities,
   removeLeftoverNamespaces,
 } from './network-namespaces.js';
+import { measureSilentFailover, percentile } from './silent-failover.js';
 
 /**
  * The chaos tier's command line:
  *   --ci                 the CI tier: KRAFT_CI_CHAOS_RUNS runs (default 5), the last with 5 nodes
  *   --long --runs N      N runs in --shards parallel shards, then a summary table
  *   --seed S --nodes N   one run (replays the schedule of a printed seed)
+ *   --failover N         N trials of failover under a silent partition of the leader: p50/p99
  * Each run prints one PASSED/FAILED line; the output ends with `tests: N passed, N failed, N skipped`.
  */
 const USAGE =
-  'usage: chaos-main.ts [--ci | --long] [--runs N] [--shards N] [--nodes N] [--seconds N] [--seed N] [--throughput N] [--kinds a,b]';
+  'usage: chaos-main.ts [--ci | --long] [--runs N] [--shards N] [--nodes N] [--seconds N] [--seed N] [--throughput N] [--kinds a,b] [--failover N]';
 
 interface Plan {
   readonly runs: { readonly seed: number; readonly nodeCount: number }[];
@@ -26,6 +28,8 @@ interface Plan {
   readonly throughput: number;
   readonly kinds: readonly FaultKind[];
   readonly summary: boolean;
+  /** Trials of the silent-partition failover measurement instead of chaos runs. */
+  readonly failoverTrials: number | undefined;
 }
 
 function positiveInteger(text: string | undefined, name: string, fallback: number): number {
@@ -49,6 +53,7 @@ function plan(args: readonly string[]): Plan {
       seed: { type: 'string' },
       throughput: { type: 'string' },
       kinds: { type: 'string' },
+      failover: { type: 'string' },
     },
     strict: true,
   });
@@ -79,6 +84,8 @@ function plan(args: readonly string[]): Plan {
     throughput: positiveInteger(values.throughput, '--throughput', 500),
     kinds,
     summary: values.long === true,
+    failoverTrials:
+      values.failover === undefined ? undefined : positiveInteger(values.failover, '--failover', 50),
   };
 }
 
@@ -122,6 +129,15 @@ function destroyActiveClustersAndExit(signal: NodeJS.Signals): void {
   process.exit(signal === 'SIGINT' ? 130 : 143);
 }
 
+async function failover(trials: number, capabilities: NetworkCapabilities): Promise<number> {
+  const timesMs = await measureSilentFailover(trials, capabilities, (line) => console.log(line));
+  const figure = (rank: number) => `${percentile(timesMs, rank).toFixed(0)} ms`;
+  console.log(
+    `failover under a silent partition of the leader: ${timesMs.length} trials, p50 ${figure(50)}, p99 ${figure(99)}, min ${figure(0)}, max ${figure(100)}`,
+  );
+  return 0;
+}
+
 async function main(): Promise<number> {
   let work: Plan;
   try {
@@ -144,6 +160,7 @@ async function main(): Promise<number> {
   process.on('exit', () => {
     for (const cluster of ChaosCluster.active) cluster.destroy();
   });
+  if (work.failoverTrials !== undefined) return failover(work.failoverTrials, capabilities);
   const seeds = work.runs.map((run) => run.seed);
   console.log(
     `chaos: ${work.runs.length} run(s), seeds ${seeds[0]}..${seeds.at(-1)}, ${work.faultWindowMs / 1000} s of faults each, ${work.shards} shard(s)`,

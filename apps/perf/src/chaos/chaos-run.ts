@@ -129,7 +129,7 @@ export async function runChaos(
 }
 
 /** The leader every running node agrees on, once it reports a high watermark. */
-function leaderOf(cluster: ChaosCluster): number | undefined {
+export function leaderOf(cluster: ChaosCluster): number | undefined {
   for (const node of cluster.nodes.values()) {
     const status = node.status;
     if (status?.role === 'Leader' && (status.highWatermark ?? 0) > 0) return node.options.nodeId;
@@ -137,12 +137,12 @@ function leaderOf(cluster: ChaosCluster): number | undefined {
   return undefined;
 }
 
-function maxHighWatermark(cluster: ChaosCluster): number {
+export function maxHighWatermark(cluster: ChaosCluster): number {
   return Math.max(0, ...[...cluster.nodes.values()].map((node) => node.maxHighWatermark));
 }
 
 /** Every node runs, follows one leader of one epoch, and has a high watermark past `offset`. */
-function settled(cluster: ChaosCluster, offset: number): boolean {
+export function settled(cluster: ChaosCluster, offset: number): boolean {
   const statuses = [...cluster.nodes.values()].map((node) => (node.running ? node.status : undefined));
   const first = statuses[0];
   if (first?.leaderId === undefined) return false;
