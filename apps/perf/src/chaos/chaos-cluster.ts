@@ -13,7 +13,12 @@ import { join } from 'node:path';
 import { ChaosNode, type FakeClock } from './chaos-node.js';
 import type { Fault } from './chaos-schedule.js';
 import { MountHolder } from './mount-holder.js';
-import { ChaosNetwork, NAMESPACE_PREFIX, type NetworkCapabilities } from './network-namespaces.js';
+import {
+  ChaosNetwork,
+  isLiveRunner,
+  NAMESPACE_PREFIX,
+  type NetworkCapabilities,
+} from './network-namespaces.js';
 
 /** The controller port on every node's own address (each node is its own host). */
 const CONTROLLER_PORT = 9093;
@@ -49,7 +54,7 @@ export function removeLeftovers(removeNamespaces: () => string[]): string[] {
   for (const name of readdirSync(tmpdir())) {
     if (!name.startsWith(NAMESPACE_PREFIX)) continue;
     const runnerPid = Number(name.slice(NAMESPACE_PREFIX.length).split('-')[0]);
-    if (runnerPid === process.pid || processStartTime(runnerPid) !== undefined) continue;
+    if (runnerPid === process.pid || isLiveRunner(runnerPid)) continue;
     const directory = join(tmpdir(), name);
     const processFile = join(directory, PROCESS_FILE);
     const lines = existsSync(processFile) ? readFileSync(processFile, 'utf8').split('\n') : [];

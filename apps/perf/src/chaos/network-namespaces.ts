@@ -114,7 +114,7 @@ export function probeCapabilities(): NetworkCapabilities {
 }
 
 /** Whether `pid` is a live process whose command line names the chaos runner. */
-function isLiveRunner(pid: number): boolean {
+export function isLiveRunner(pid: number): boolean {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('chaos');
   } catch {
