@@ -30,6 +30,7 @@ import { CommitStats } from './stats/commit-stats.js';
 import { StatsReporter } from './stats/stats-reporter.js';
 import { ensureLogDirectoryFormatted } from './storage/meta-properties.js';
 import { RaftWorkloadGenerator } from './workload/raft-workload-generator.js';
+import { openHistoryFile, WorkloadHistory } from './workload/workload-history.js';
 import { WorkloadListener } from './workload/workload-listener.js';
 import { timerScheduler } from './workload/workload-scheduler.js';
 
@@ -129,7 +130,7 @@ async function startLockedServer(
     logger,
     maxQueuedMessages: MAX_QUEUED_DRIVER_MESSAGES,
   });
-  const { generator, reporter } = attachWorkload(options, client, driver);
+  const { generator, reporter, history } = attachWorkload(options, client, driver);
   client.initialize(time.milliseconds());
   const stopped = driver.start();
   // The driver takes inbound traffic directly; a request it refuses (queue full) closes that
@@ -142,6 +143,7 @@ async function startLockedServer(
     async shutdown(timeoutMs) {
       reporter.stop();
       generator.stop();
+      history?.close();
       channel.beginShutdown();
       try {
         await driver.shutdown(timeoutMs);
@@ -191,6 +193,10 @@ function attachWorkload(options: ServerOptions, client: KafkaRaftClient, driver:
   const { config, commandLine, logger } = options;
   const workloadLogger = logger.child({ component: 'workload' });
   const stats = new CommitStats();
+  const history =
+    commandLine.historyFile === undefined
+      ? undefined
+      : new WorkloadHistory(config.nodeId, openHistoryFile(commandLine.historyFile));
   const generator = new RaftWorkloadGenerator({
     client: driver,
     localNodeId: config.nodeId,
@@ -201,6 +207,7 @@ function attachWorkload(options: ServerOptions, client: KafkaRaftClient, driver:
     // RaftDriver.scheduleAppend wakes the driver itself.
     onAppended: () => {},
     logger: workloadLogger,
+    ...(history === undefined ? {} : { history }),
   });
   client.register(
     new WorkloadListener({ generator, stats, nowMs: timerScheduler.nowMs, logger: workloadLogger }),
@@ -224,7 +231,7 @@ function attachWorkload(options: ServerOptions, client: KafkaRaftClient, driver:
     eventLoopDelay,
     ...(options.statsIntervalMs === undefined ? {} : { intervalMs: options.statsIntervalMs }),
   });
-  return { generator, reporter };
+  return { generator, reporter, history };
 }
 
 /** Errors of `listen()` that the operator fixes in `listeners` (or by stopping what holds the port). */

@@ -70,6 +70,7 @@ async function runUntilStopped(
       directoryId: options.replicaDirectoryId.toString(),
       throughput: options.throughputRecordsPerSecond,
       recordSize: options.recordSizeBytes,
+      historyFile: options.historyFile ?? null,
     },
     'starting raft server',
   );

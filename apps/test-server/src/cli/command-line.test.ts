@@ -20,6 +20,14 @@ describe('parseCommandLine', () => {
     expect(result.kind === 'run' && result.options.recordSizeBytes).toBe(1024);
   });
 
+  it('reads --history-file, which needs room for the 16-byte record tag', () => {
+    const result = parseCommandLine([...required, '--history-file', 'history.jsonl', '--record-size', '16']);
+    expect(result.kind === 'run' && result.options.historyFile).toBe('history.jsonl');
+    expect(parseCommandLine(required)).not.toHaveProperty('options.historyFile');
+    const tooSmall = parseCommandLine([...required, '--history-file', 'h', '--record-size', '15']);
+    expect(tooSmall.kind === 'usage-error' && tooSmall.message).toContain('at least 16 bytes');
+  });
+
   it('returns the help text for --help', () => {
     const result = parseCommandLine(['--help']);
     expect(result.kind).toBe('help');

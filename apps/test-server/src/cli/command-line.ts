@@ -1,5 +1,6 @@
 import { KRaftError, Uuid } from '@kraft/protocol';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { RECORD_TAG_BYTES } from '../workload/workload-history.js';
 
 /** What the server runs with, once the command line is parsed and validated. */
 export interface CommandLineOptions {
@@ -7,6 +8,8 @@ export interface CommandLineOptions {
   readonly replicaDirectoryId: Uuid;
   readonly throughputRecordsPerSecond: number;
   readonly recordSizeBytes: number;
+  /** `--history-file`: tag each record (node, epoch, sequence) and record each append's outcome there. */
+  readonly historyFile?: string;
 }
 
 export type CommandLineResult =
@@ -78,6 +81,10 @@ function buildCommand(): Command {
       integerInRange('--record-size', MINIMUM_RECORD_SIZE_BYTES, MAXIMUM_RECORD_SIZE_BYTES),
       DEFAULT_RECORD_SIZE_BYTES,
     )
+    .option(
+      '--history-file <file>',
+      'tag each record with (node, epoch, sequence) and append every operation (invoke/ok/fail/info) to this file',
+    )
     .helpOption('-h, --help', 'print this help and exit')
     .allowExcessArguments(false)
     .exitOverride()
@@ -106,7 +113,15 @@ export function parseCommandLine(args: readonly string[]): CommandLineResult {
     replicaDirectoryId: Uuid;
     throughput: number;
     recordSize: number;
+    historyFile?: string;
   }>();
+  if (values.historyFile !== undefined && values.recordSize < RECORD_TAG_BYTES) {
+    return {
+      kind: 'usage-error',
+      message: `error: --history-file needs --record-size of at least ${RECORD_TAG_BYTES} bytes (the record tag), got ${values.recordSize}`,
+      usage: command.helpInformation(),
+    };
+  }
   return {
     kind: 'run',
     options: {
@@ -114,6 +129,7 @@ export function parseCommandLine(args: readonly string[]): CommandLineResult {
       replicaDirectoryId: values.replicaDirectoryId,
       throughputRecordsPerSecond: values.throughput,
       recordSizeBytes: values.recordSize,
+      ...(values.historyFile === undefined ? {} : { historyFile: values.historyFile }),
     },
   };
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CommitStats } from '../stats/commit-stats.js';
 import { RaftWorkloadGenerator, type WorkloadAppender } from './raft-workload-generator.js';
 import { ThroughputThrottler } from './throughput-throttler.js';
+import { type HistoryEvent, WorkloadHistory } from './workload-history.js';
 import { WorkloadListener } from './workload-listener.js';
 import type { WorkloadScheduler } from './workload-scheduler.js';
 
@@ -252,5 +253,108 @@ describe('WorkloadListener', () => {
     };
     expect(() => listener.handleCommit(failing)).toThrow('unexpected commit');
     expect(closed).toBe(true);
+  });
+});
+
+describe('RaftWorkloadGenerator with a history', () => {
+  function historySetup(throughput = 1000) {
+    const scheduler = new ManualScheduler();
+    const client = new RecordingAppender();
+    const lines: HistoryEvent[] = [];
+    const sink = {
+      writeLine: (line: string) => lines.push(JSON.parse(line) as HistoryEvent),
+      close: () => {},
+    };
+    const history = new WorkloadHistory(1, sink, () => scheduler.nowMs() * 1000);
+    const generator = new RaftWorkloadGenerator({
+      client,
+      localNodeId: 1,
+      throughputRecordsPerSecond: throughput,
+      recordSizeBytes: 20,
+      maxOutstandingBytes: 4 * 1024 * 1024,
+      scheduler,
+      onAppended: () => {},
+      logger: silentLogger,
+      history,
+    });
+    return { scheduler, client, generator, lines };
+  }
+
+  function tag(record: Buffer) {
+    return [record.readInt32BE(0), record.readInt32BE(4), Number(record.readBigInt64BE(8))];
+  }
+
+  it('tags every record with (node, epoch, sequence), unique across appends and epochs', () => {
+    const { scheduler, client, generator } = historySetup();
+    generator.handleLeaderChange(1, 3);
+    scheduler.advance(10);
+    generator.handleLeaderChange(1, 4);
+    scheduler.advance(5);
+    const tags = client.appends.flatMap((append) => append.records.map(tag));
+    expect(tags.slice(0, 3)).toEqual([
+      [1, 3, 0],
+      [1, 3, 1],
+      [1, 3, 2],
+    ]);
+    expect(tags.filter(([, epoch]) => epoch === 4)[0]).toEqual([1, 4, 0]);
+    expect(new Set(tags.map((t) => t.join(','))).size).toBe(tags.length);
+    // The rest of each record is Kafka's zeros.
+    expect(client.appends[0]?.records[0]?.subarray(16)).toEqual(Buffer.alloc(4));
+  });
+
+  it('records invoke on append and ok with the first offset once the leader sees the commit', () => {
+    const { scheduler, client, generator, lines } = historySetup(100_000);
+    generator.handleLeaderChange(1, 2);
+    scheduler.advance(0);
+    scheduler.advance(1);
+    expect(lines.map((line) => line.type)).toEqual(['invoke', 'invoke']);
+    const secondCount = client.appends[1]?.records.length ?? 0;
+    expect(client.appends[0]?.records.length).toBe(1);
+    expect(secondCount).toBeGreaterThan(1);
+    generator.handleCommitted(2, 1);
+    expect(lines[2]).toEqual({
+      type: 'ok',
+      node: 1,
+      epoch: 2,
+      firstSequence: 0,
+      count: 1,
+      firstOffset: 1,
+      monotonicUs: 1000,
+    });
+    // An operation committed only in part is not acknowledged yet.
+    generator.handleCommitted(2, secondCount);
+    expect(lines).toHaveLength(3);
+    generator.handleCommitted(2, 1 + secondCount);
+    expect(lines[3]).toMatchObject({ type: 'ok', firstSequence: 1, count: secondCount, firstOffset: 2 });
+  });
+
+  it('a refused append is a fail whose sequences are never reused; an unknown error is info', () => {
+    const { scheduler, client, generator, lines } = historySetup();
+    client.failWith = new KRaftError('NOT_LEADER', 'not leader');
+    generator.handleLeaderChange(1, 1);
+    scheduler.advance(0);
+    expect(lines[1]).toMatchObject({ type: 'fail', firstSequence: 0, count: 1, error: 'NOT_LEADER' });
+    client.failWith = undefined;
+    scheduler.advance(10);
+    expect(tag(client.appends[0]?.records[0] as Buffer)).toEqual([1, 1, 1]);
+    client.failWith = new KRaftError('RECORD_BATCH_TOO_LARGE', 'too large');
+    expect(() => scheduler.advance(10)).toThrow('too large');
+    expect(lines.at(-1)).toMatchObject({ type: 'info', error: 'RECORD_BATCH_TOO_LARGE' });
+  });
+
+  it('what is uncommitted when leadership is lost, or at stop, is info (indeterminate)', () => {
+    const { scheduler, generator, lines } = historySetup();
+    generator.handleLeaderChange(1, 5);
+    scheduler.advance(0);
+    generator.handleLeaderChange(2, 6);
+    expect(lines.map((line) => line.type)).toEqual(['invoke', 'info']);
+    expect(lines[1]).toMatchObject({ epoch: 5, firstSequence: 0, firstOffset: 1 });
+    generator.handleLeaderChange(1, 7);
+    scheduler.advance(0);
+    generator.stop();
+    expect(lines.slice(2).map((line) => [line.type, line.epoch])).toEqual([
+      ['invoke', 7],
+      ['info', 7],
+    ]);
   });
 });

@@ -2,6 +2,7 @@ import type { Logger } from '@kraft/protocol';
 import { invariant, KRaftError } from '@kraft/protocol';
 import { createPerformanceRecord } from './performance-record.js';
 import { ThroughputThrottler } from './throughput-throttler.js';
+import { type WorkloadHistory, writeRecordTag } from './workload-history.js';
 import type { ScheduledTask, WorkloadScheduler } from './workload-scheduler.js';
 
 /** The part of `RaftClient` the generator uses (the real client satisfies it structurally). */
@@ -22,6 +23,11 @@ export interface RaftWorkloadGeneratorOptions {
   /** Called after records were handed to the client, so the driver polls it soon. */
   readonly onAppended: () => void;
   readonly logger: Logger;
+  /**
+   * With a history (`--history-file`), every record carries a unique (node, epoch, sequence) tag
+   * and every append is recorded as an operation: invoke, then ok, fail or info.
+   */
+  readonly history?: WorkloadHistory;
 }
 
 /** Kafka's generator sleeps 10 ms after a NotLeaderException before trying again. */
@@ -42,6 +48,13 @@ interface PendingAppend {
   readonly appendTimeMs: number;
 }
 
+/** An invoked history operation not yet completed: the records with sequences from `firstSequence`. */
+interface PendingOperation {
+  readonly firstSequence: number;
+  readonly firstOffset: number;
+  readonly lastOffset: number;
+}
+
 /**
  * Kafka's RaftWorkloadGenerator, without its thread: while this node leads, it appends records of
  * `recordSizeBytes` at `throughputRecordsPerSecond` to the raft client, throttled as Kafka does.
@@ -60,6 +73,10 @@ export class RaftWorkloadGenerator {
   /** Appends of the claimed epoch not yet committed, oldest first from `pendingHead`; bounded by `maxOutstandingBytes`. */
   private pendingAppends: PendingAppend[] = [];
   private pendingHead = 0;
+  /** With a history: the next record's sequence in the claimed epoch (refused appends use theirs up too). */
+  private nextSequence = 0;
+  /** With a history: invoked operations awaiting their commit, oldest first; bounded as `pendingAppends`. */
+  private pendingOperations: PendingOperation[] = [];
   private task: ScheduledTask | undefined;
   private waitingForCommits = false;
   private stopped = false;
@@ -82,7 +99,9 @@ export class RaftWorkloadGenerator {
   handleLeaderChange(leaderId: number | undefined, epoch: number): void {
     if (leaderId === this.options.localNodeId) {
       if (this.claimedEpoch === epoch) return;
+      this.abandonPendingOperations();
       this.claimedEpoch = epoch;
+      this.nextSequence = 0;
       this.sentCount = 0;
       this.lastAppendedOffset = -1;
       this.committedThroughOffset = -1;
@@ -92,6 +111,7 @@ export class RaftWorkloadGenerator {
       this.reschedule(0);
     } else if (this.claimedEpoch !== undefined) {
       this.options.logger.info({ epoch, leaderId }, 'workload paused: this node no longer leads');
+      this.abandonPendingOperations();
       this.claimedEpoch = undefined;
       this.clearPendingAppends();
       this.cancelTask();
@@ -124,12 +144,14 @@ export class RaftWorkloadGenerator {
         `unexpected commit at offset ${lastOffset} in epoch ${epoch}: last append was ${this.lastAppendedOffset}`,
     );
     if (lastOffset > this.committedThroughOffset) this.committedThroughOffset = lastOffset;
+    this.completeCommittedOperations(epoch);
     this.compactPendingAppends();
     if (this.waitingForCommits) this.reschedule(0);
   }
 
   stop(): void {
     this.stopped = true;
+    this.abandonPendingOperations();
     this.claimedEpoch = undefined;
     this.clearPendingAppends();
     this.cancelTask();
@@ -159,14 +181,20 @@ export class RaftWorkloadGenerator {
 
   /** Appends `count` records; false when the append failed and a retry is already scheduled. */
   private append(epoch: number, count: number): boolean {
-    const payload = createPerformanceRecord(this.options.recordSizeBytes);
-    const records: Buffer[] = new Array<Buffer>(count).fill(payload);
+    const records = this.createRecords(epoch, count);
+    const firstSequence = this.nextSequence;
+    this.nextSequence += this.options.history === undefined ? 0 : count;
+    this.options.history?.record('invoke', epoch, firstSequence, count);
     const appendTimeMs = this.options.scheduler.nowMs();
     let lastOffset: number;
     try {
       lastOffset = this.options.client.scheduleAppend(epoch, records);
     } catch (error) {
+      this.recordRefusedOperation(error, epoch, firstSequence, count);
       return this.handleAppendError(error);
+    }
+    if (this.options.history !== undefined) {
+      this.pendingOperations.push({ firstSequence, firstOffset: lastOffset - count + 1, lastOffset });
     }
     if (this.lastAppendedOffset < 0) this.committedThroughOffset = lastOffset - count;
     this.lastAppendedOffset = lastOffset;
@@ -174,6 +202,61 @@ export class RaftWorkloadGenerator {
     this.sentCount += count;
     this.options.onAppended();
     return true;
+  }
+
+  /**
+   * Kafka's zero-filled records, one buffer shared by all; with a history, each record its own
+   * tagged slice of one allocation for the whole append.
+   */
+  private createRecords(epoch: number, count: number): Buffer[] {
+    const size = this.options.recordSizeBytes;
+    if (this.options.history === undefined) {
+      return new Array<Buffer>(count).fill(createPerformanceRecord(size));
+    }
+    const block = Buffer.alloc(size * count);
+    const records = new Array<Buffer>(count);
+    for (let index = 0; index < count; index++) {
+      const record = block.subarray(index * size, (index + 1) * size);
+      writeRecordTag(record, this.options.localNodeId, epoch, this.nextSequence + index);
+      records[index] = record;
+    }
+    return records;
+  }
+
+  /** NOT_LEADER and a full accumulator refuse the records before they reach the log: a definite fail. */
+  private recordRefusedOperation(error: unknown, epoch: number, firstSequence: number, count: number): void {
+    const history = this.options.history;
+    if (history === undefined) return;
+    const code = KRaftError.isInstance(error) ? error.code : 'UNKNOWN';
+    const refused = code === 'NOT_LEADER' || code === 'BATCH_ACCUMULATOR_FULL';
+    history.record(refused ? 'fail' : 'info', epoch, firstSequence, count, { error: code });
+  }
+
+  /** Operations whose last record is committed are acknowledged: `ok`, with their first offset. */
+  private completeCommittedOperations(epoch: number): void {
+    const history = this.options.history;
+    if (history === undefined) return;
+    let completed = 0;
+    for (const operation of this.pendingOperations) {
+      if (operation.lastOffset > this.committedThroughOffset) break;
+      const count = operation.lastOffset - operation.firstOffset + 1;
+      history.record('ok', epoch, operation.firstSequence, count, { firstOffset: operation.firstOffset });
+      completed += 1;
+    }
+    if (completed > 0) this.pendingOperations.splice(0, completed);
+  }
+
+  /** Leadership lost or the server stopping: what was invoked and not seen committed is indeterminate. */
+  private abandonPendingOperations(): void {
+    const history = this.options.history;
+    const epoch = this.claimedEpoch;
+    if (history !== undefined && epoch !== undefined) {
+      for (const operation of this.pendingOperations) {
+        const count = operation.lastOffset - operation.firstOffset + 1;
+        history.record('info', epoch, operation.firstSequence, count, { firstOffset: operation.firstOffset });
+      }
+    }
+    this.pendingOperations = [];
   }
 
   private handleAppendError(error: unknown): false {

@@ -1,0 +1,78 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseSegmentFileName } from '@kraft/log';
+import { FileRecords, RecordBatch } from '@kraft/records';
+import { type CommittedRecord, readRecordTag } from './history-checker.js';
+
+/** The test server's partition directory inside its log dir (Kafka's `__raft_performance_test-0`). */
+const PARTITION_DIRECTORY = '__raft_performance_test-0';
+
+/** One batch below the committed offset, with its bytes as they are on disk. */
+export interface CommittedBatch {
+  readonly baseOffset: number;
+  readonly lastOffset: number;
+  readonly bytes: Buffer;
+}
+
+export interface CommittedLog {
+  readonly batches: readonly CommittedBatch[];
+  /** The offset after the last batch read: the node holds `[0, endOffset)` of the committed log. */
+  readonly endOffset: number;
+}
+
+/**
+ * The batches of a node's log that start below `committedOffset`, read segment by segment with
+ * FileRecords (read-only, batch by batch: a trailing partial batch is not returned), stopping at
+ * the first batch at or past it and at `maxBytes`, which bounds what a long run may hold in memory.
+ */
+export function readCommittedLog(
+  logDirectory: string,
+  committedOffset: number,
+  maxBytes: number,
+): CommittedLog {
+  const partition = join(logDirectory, PARTITION_DIRECTORY);
+  const segments = readdirSync(partition)
+    .map((name) => ({ name, baseOffset: parseSegmentFileName(name) }))
+    .filter((segment): segment is { name: string; baseOffset: number } => segment.baseOffset !== undefined)
+    .sort((left, right) => left.baseOffset - right.baseOffset);
+  const batches: CommittedBatch[] = [];
+  let totalBytes = 0;
+  let endOffset = segments[0]?.baseOffset ?? 0;
+  for (const segment of segments) {
+    if (segment.baseOffset >= committedOffset) break;
+    const records = FileRecords.open(join(partition, segment.name), { mutable: false });
+    try {
+      for (const batch of records.batches()) {
+        if (batch.baseOffset >= committedOffset) break;
+        totalBytes += batch.sizeInBytes;
+        if (totalBytes > maxBytes) {
+          throw new RangeError(`${partition}: the committed log is larger than ${maxBytes} bytes`);
+        }
+        const loaded = batch.load();
+        loaded.ensureValid();
+        batches.push({ baseOffset: batch.baseOffset, lastOffset: batch.lastOffset, bytes: loaded.bytes });
+        endOffset = batch.lastOffset + 1;
+      }
+    } finally {
+      records.close();
+    }
+  }
+  return { batches, endOffset };
+}
+
+/** The data records of `batches` (control batches skipped), each with its tag. */
+export function committedRecords(
+  batches: readonly CommittedBatch[],
+  committedOffset: number,
+): CommittedRecord[] {
+  const records: CommittedRecord[] = [];
+  for (const batch of batches) {
+    const decoded = new RecordBatch(batch.bytes);
+    if (decoded.isControl) continue;
+    for (const record of decoded.records()) {
+      if (record.offset >= committedOffset) break;
+      records.push({ offset: record.offset, tag: readRecordTag(record.value) });
+    }
+  }
+  return records;
+}
