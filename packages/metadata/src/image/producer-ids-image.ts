@@ -1,0 +1,29 @@
+import { MetadataRecordType } from '../records/metadata-record-type.js';
+import { type ImageWriter, latestRecord } from './image-writer.js';
+
+/** The next producer id the controller will hand out (Kafka's `ProducerIdsImage`); -1 when none. */
+export class ProducerIdsImage {
+  static readonly EMPTY = new ProducerIdsImage(-1n);
+
+  readonly nextProducerId: bigint;
+
+  constructor(nextProducerId: bigint) {
+    this.nextProducerId = nextProducerId;
+  }
+
+  isEmpty(): boolean {
+    return this.nextProducerId < 0n;
+  }
+
+  /** Kafka writes the block owner as broker -1, epoch -1: only the next id matters to a reader. */
+  write(writer: ImageWriter): void {
+    if (this.isEmpty()) return;
+    writer.write(
+      latestRecord(MetadataRecordType.PRODUCER_IDS_RECORD, {
+        brokerId: -1,
+        brokerEpoch: -1n,
+        nextProducerId: this.nextProducerId,
+      }),
+    );
+  }
+}
