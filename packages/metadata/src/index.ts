@@ -34,7 +34,6 @@ export {
 export { type DelegationTokenData, DelegationTokenImage } from './image/delegation-token-image.js';
 export { FeaturesDelta } from './image/features-delta.js';
 export { FeaturesImage, METADATA_VERSION_FEATURE } from './image/features-image.js';
-export type { ImageWriter } from './image/image-writer.js';
 export { MetadataDelta } from './image/metadata-delta.js';
 export { MetadataImage, type MetadataImageParts } from './image/metadata-image.js';
 export { MetadataProvenance } from './image/metadata-provenance.js';

@@ -1,7 +1,8 @@
 import { Map as PersistentMap } from 'immutable';
 import type { AccessControlEntryRecordData } from '../records/access-control-entry-record.js';
 import { MetadataRecordType } from '../records/metadata-record-type.js';
-import { type ImageWriter, latestRecord, sortedKeys } from './image-writer.js';
+import type { ApiMessageAndVersion } from '../serde/api-message-and-version.js';
+import { latestRecord, sortedKeys } from './image-records.js';
 
 /** One ACL with its id (Kafka's `StandardAclWithId`). */
 export type StandardAclWithId = Readonly<AccessControlEntryRecordData>;
@@ -20,10 +21,11 @@ export class AclsImage {
     return this.acls.size === 0;
   }
 
-  write(writer: ImageWriter): void {
+  *records(): Generator<ApiMessageAndVersion> {
     for (const id of sortedKeys(this.acls.keys())) {
-      writer.write(
-        latestRecord(MetadataRecordType.ACCESS_CONTROL_ENTRY_RECORD, this.acls.get(id) as StandardAclWithId),
+      yield latestRecord(
+        MetadataRecordType.ACCESS_CONTROL_ENTRY_RECORD,
+        this.acls.get(id) as StandardAclWithId,
       );
     }
   }

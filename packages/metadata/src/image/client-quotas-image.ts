@@ -1,7 +1,8 @@
 import { Map as PersistentMap } from 'immutable';
 import type { ClientQuotaRecordData } from '../records/client-quota-record.js';
 import { MetadataRecordType } from '../records/metadata-record-type.js';
-import { type ImageWriter, latestRecord, sortedKeys } from './image-writer.js';
+import type { ApiMessageAndVersion } from '../serde/api-message-and-version.js';
+import { latestRecord, sortedKeys } from './image-records.js';
 
 /** One part of a quota entity: its type (`user`, `client-id`, `ip`) and name, null for the default. */
 export type ClientQuotaEntityPart = Readonly<ClientQuotaRecordData['entity'][number]>;
@@ -17,17 +18,15 @@ export class ClientQuotaImage {
     this.quotas = quotas;
   }
 
-  write(writer: ImageWriter): void {
+  *records(): Generator<ApiMessageAndVersion> {
     for (const key of sortedKeys(this.quotas.keys())) {
       const value = this.quotas.get(key) as number;
-      writer.write(
-        latestRecord(MetadataRecordType.CLIENT_QUOTA_RECORD, {
-          entity: this.entity.map((part) => ({ ...part })),
-          key,
-          value,
-          remove: false,
-        }),
-      );
+      yield latestRecord(MetadataRecordType.CLIENT_QUOTA_RECORD, {
+        entity: this.entity.map((part) => ({ ...part })),
+        key,
+        value,
+        remove: false,
+      });
     }
   }
 }
@@ -59,8 +58,8 @@ export class ClientQuotasImage {
     return this.entities.size === 0;
   }
 
-  write(writer: ImageWriter): void {
+  *records(): Generator<ApiMessageAndVersion> {
     for (const key of sortedKeys(this.entities.keys()))
-      (this.entities.get(key) as ClientQuotaImage).write(writer);
+      yield* (this.entities.get(key) as ClientQuotaImage).records();
   }
 }

@@ -2,7 +2,8 @@ import { Map as PersistentMap } from 'immutable';
 import { MetadataRecordType } from '../records/metadata-record-type.js';
 import type { RegisterBrokerRecordData } from '../records/register-broker-record.js';
 import type { RegisterControllerRecordData } from '../records/register-controller-record.js';
-import { type ImageWriter, latestRecord, sortedKeys } from './image-writer.js';
+import type { ApiMessageAndVersion } from '../serde/api-message-and-version.js';
+import { latestRecord, sortedKeys } from './image-records.js';
 
 /**
  * A broker's registration as its latest RegisterBrokerRecord, with the fencing, controlled
@@ -36,14 +37,14 @@ export class ClusterImage {
     return this.brokers.size === 0 && this.controllers.size === 0;
   }
 
-  write(writer: ImageWriter): void {
+  *records(): Generator<ApiMessageAndVersion> {
     for (const brokerId of sortedKeys(this.brokers.keys())) {
       const registration = this.brokers.get(brokerId) as BrokerRegistration;
-      writer.write(latestRecord(MetadataRecordType.REGISTER_BROKER_RECORD, registration));
+      yield latestRecord(MetadataRecordType.REGISTER_BROKER_RECORD, registration);
     }
     for (const controllerId of sortedKeys(this.controllers.keys())) {
       const registration = this.controllers.get(controllerId) as ControllerRegistration;
-      writer.write(latestRecord(MetadataRecordType.REGISTER_CONTROLLER_RECORD, registration));
+      yield latestRecord(MetadataRecordType.REGISTER_CONTROLLER_RECORD, registration);
     }
   }
 }

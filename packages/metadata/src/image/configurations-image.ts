@@ -1,6 +1,7 @@
 import { Map as PersistentMap } from 'immutable';
 import { MetadataRecordType } from '../records/metadata-record-type.js';
-import { type ImageWriter, latestRecord, sortedKeys } from './image-writer.js';
+import type { ApiMessageAndVersion } from '../serde/api-message-and-version.js';
+import { latestRecord, sortedKeys } from './image-records.js';
 
 /** Kafka's `ConfigResource.Type` id of a topic. */
 export const TOPIC_RESOURCE_TYPE = 2;
@@ -17,17 +18,15 @@ export class ConfigurationImage {
     this.data = data;
   }
 
-  write(writer: ImageWriter): void {
+  *records(): Generator<ApiMessageAndVersion> {
     for (const name of sortedKeys(this.data.keys())) {
       const value = this.data.get(name) as string;
-      writer.write(
-        latestRecord(MetadataRecordType.CONFIG_RECORD, {
-          resourceType: this.resourceType,
-          resourceName: this.resourceName,
-          name,
-          value,
-        }),
-      );
+      yield latestRecord(MetadataRecordType.CONFIG_RECORD, {
+        resourceType: this.resourceType,
+        resourceName: this.resourceName,
+        name,
+        value,
+      });
     }
   }
 }
@@ -55,9 +54,9 @@ export class ConfigurationsImage {
     return this.resources.size === 0;
   }
 
-  write(writer: ImageWriter): void {
+  *records(): Generator<ApiMessageAndVersion> {
     for (const key of sortedKeys(this.resources.keys())) {
-      (this.resources.get(key) as ConfigurationImage).write(writer);
+      yield* (this.resources.get(key) as ConfigurationImage).records();
     }
   }
 }

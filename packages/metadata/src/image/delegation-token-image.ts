@@ -1,7 +1,8 @@
 import { Map as PersistentMap } from 'immutable';
 import type { DelegationTokenRecordData } from '../records/delegation-token-record.js';
 import { MetadataRecordType } from '../records/metadata-record-type.js';
-import { type ImageWriter, latestRecord, sortedKeys } from './image-writer.js';
+import type { ApiMessageAndVersion } from '../serde/api-message-and-version.js';
+import { latestRecord, sortedKeys } from './image-records.js';
 
 /** A delegation token's owner, renewers and timestamps (Kafka's `TokenInformation`). */
 export type DelegationTokenData = Readonly<DelegationTokenRecordData>;
@@ -20,13 +21,11 @@ export class DelegationTokenImage {
     return this.tokens.size === 0;
   }
 
-  write(writer: ImageWriter): void {
+  *records(): Generator<ApiMessageAndVersion> {
     for (const tokenId of sortedKeys(this.tokens.keys())) {
-      writer.write(
-        latestRecord(
-          MetadataRecordType.DELEGATION_TOKEN_RECORD,
-          this.tokens.get(tokenId) as DelegationTokenData,
-        ),
+      yield latestRecord(
+        MetadataRecordType.DELEGATION_TOKEN_RECORD,
+        this.tokens.get(tokenId) as DelegationTokenData,
       );
     }
   }

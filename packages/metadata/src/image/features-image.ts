@@ -1,6 +1,7 @@
 import { Map as PersistentMap } from 'immutable';
 import { MetadataRecordType } from '../records/metadata-record-type.js';
-import { type ImageWriter, latestRecord, sortedKeys } from './image-writer.js';
+import type { ApiMessageAndVersion } from '../serde/api-message-and-version.js';
+import { latestRecord, sortedKeys } from './image-records.js';
 
 /** Kafka's feature name for the metadata version. */
 export const METADATA_VERSION_FEATURE = 'metadata.version';
@@ -28,20 +29,18 @@ export class FeaturesImage {
   }
 
   /** metadata.version first: readers need it to interpret everything after it. */
-  write(writer: ImageWriter): void {
+  *records(): Generator<ApiMessageAndVersion> {
     const metadataVersion = this.metadataVersion();
     if (metadataVersion !== undefined) {
-      writer.write(
-        latestRecord(MetadataRecordType.FEATURE_LEVEL_RECORD, {
-          name: METADATA_VERSION_FEATURE,
-          featureLevel: metadataVersion,
-        }),
-      );
+      yield latestRecord(MetadataRecordType.FEATURE_LEVEL_RECORD, {
+        name: METADATA_VERSION_FEATURE,
+        featureLevel: metadataVersion,
+      });
     }
     for (const name of sortedKeys(this.finalizedLevels.keys())) {
       if (name === METADATA_VERSION_FEATURE) continue;
       const featureLevel = this.finalizedLevels.get(name) as number;
-      writer.write(latestRecord(MetadataRecordType.FEATURE_LEVEL_RECORD, { name, featureLevel }));
+      yield latestRecord(MetadataRecordType.FEATURE_LEVEL_RECORD, { name, featureLevel });
     }
   }
 }

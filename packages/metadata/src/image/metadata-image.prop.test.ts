@@ -30,13 +30,13 @@ function replayInChunks(
 
 function writtenValues(image: MetadataImage): Buffer[] {
   const values: Buffer[] = [];
-  image.write({ write: (record) => values.push(serde.write(record)) });
+  for (const record of image.records()) values.push(serde.write(record));
   return values;
 }
 
 function writtenRecords(image: MetadataImage): ApiMessageAndVersion[] {
   const records: ApiMessageAndVersion[] = [];
-  image.write({ write: (record) => records.push(serde.read(serde.write(record))) });
+  for (const record of image.records()) records.push(serde.read(serde.write(record)));
   return records;
 }
 

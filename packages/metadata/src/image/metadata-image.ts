@@ -1,10 +1,10 @@
+import type { ApiMessageAndVersion } from '../serde/api-message-and-version.js';
 import { AclsImage } from './acls-image.js';
 import { ClientQuotasImage } from './client-quotas-image.js';
 import { ClusterImage } from './cluster-image.js';
 import { ConfigurationsImage } from './configurations-image.js';
 import { DelegationTokenImage } from './delegation-token-image.js';
 import { FeaturesImage } from './features-image.js';
-import type { ImageWriter } from './image-writer.js';
 import { MetadataProvenance } from './metadata-provenance.js';
 import { ProducerIdsImage } from './producer-ids-image.js';
 import { ScramImage } from './scram-image.js';
@@ -89,15 +89,15 @@ export class MetadataImage implements MetadataImageParts {
    * Features come first (metadata.version leads), then the parts in Kafka's order; within a part
    * entries are in key order, so equal images write equal records.
    */
-  write(writer: ImageWriter): void {
-    this.features.write(writer);
-    this.cluster.write(writer);
-    this.topics.write(writer);
-    this.configs.write(writer);
-    this.clientQuotas.write(writer);
-    this.producerIds.write(writer);
-    this.acls.write(writer);
-    this.scram.write(writer);
-    this.delegationTokens.write(writer);
+  *records(): Generator<ApiMessageAndVersion> {
+    yield* this.features.records();
+    yield* this.cluster.records();
+    yield* this.topics.records();
+    yield* this.configs.records();
+    yield* this.clientQuotas.records();
+    yield* this.producerIds.records();
+    yield* this.acls.records();
+    yield* this.scram.records();
+    yield* this.delegationTokens.records();
   }
 }

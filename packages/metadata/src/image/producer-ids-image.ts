@@ -1,5 +1,6 @@
 import { MetadataRecordType } from '../records/metadata-record-type.js';
-import { type ImageWriter, latestRecord } from './image-writer.js';
+import type { ApiMessageAndVersion } from '../serde/api-message-and-version.js';
+import { latestRecord } from './image-records.js';
 
 /** The next producer id the controller will hand out (Kafka's `ProducerIdsImage`); -1 when none. */
 export class ProducerIdsImage {
@@ -16,14 +17,12 @@ export class ProducerIdsImage {
   }
 
   /** Kafka writes the block owner as broker -1, epoch -1: only the next id matters to a reader. */
-  write(writer: ImageWriter): void {
+  *records(): Generator<ApiMessageAndVersion> {
     if (this.isEmpty()) return;
-    writer.write(
-      latestRecord(MetadataRecordType.PRODUCER_IDS_RECORD, {
-        brokerId: -1,
-        brokerEpoch: -1n,
-        nextProducerId: this.nextProducerId,
-      }),
-    );
+    yield latestRecord(MetadataRecordType.PRODUCER_IDS_RECORD, {
+      brokerId: -1,
+      brokerEpoch: -1n,
+      nextProducerId: this.nextProducerId,
+    });
   }
 }

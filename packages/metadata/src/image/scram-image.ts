@@ -1,7 +1,8 @@
 import { Map as PersistentMap } from 'immutable';
 import { MetadataRecordType } from '../records/metadata-record-type.js';
 import type { UserScramCredentialRecordData } from '../records/user-scram-credential-record.js';
-import { type ImageWriter, latestRecord, sortedKeys } from './image-writer.js';
+import type { ApiMessageAndVersion } from '../serde/api-message-and-version.js';
+import { latestRecord, sortedKeys } from './image-records.js';
 
 /** A user's credential for one mechanism: salt, stored key, server key, iterations. */
 export type ScramCredential = Readonly<UserScramCredentialRecordData>;
@@ -29,13 +30,11 @@ export class ScramImage {
     return this.credentials.size === 0;
   }
 
-  write(writer: ImageWriter): void {
+  *records(): Generator<ApiMessageAndVersion> {
     for (const key of sortedKeys(this.credentials.keys())) {
-      writer.write(
-        latestRecord(
-          MetadataRecordType.USER_SCRAM_CREDENTIAL_RECORD,
-          this.credentials.get(key) as ScramCredential,
-        ),
+      yield latestRecord(
+        MetadataRecordType.USER_SCRAM_CREDENTIAL_RECORD,
+        this.credentials.get(key) as ScramCredential,
       );
     }
   }

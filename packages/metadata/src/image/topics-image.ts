@@ -2,7 +2,8 @@ import { Uuid } from '@kraft/protocol';
 import { Map as PersistentMap } from 'immutable';
 import { MetadataRecordType } from '../records/metadata-record-type.js';
 import type { PartitionRecordData } from '../records/partition-record.js';
-import { type ImageWriter, latestRecord, sortedKeys } from './image-writer.js';
+import type { ApiMessageAndVersion } from '../serde/api-message-and-version.js';
+import { latestRecord, sortedKeys } from './image-records.js';
 
 /**
  * A partition's state as a full PartitionRecord (Kafka's `PartitionRegistration`): replicas and
@@ -24,11 +25,11 @@ export class TopicImage {
     this.partitions = partitions;
   }
 
-  write(writer: ImageWriter): void {
-    writer.write(latestRecord(MetadataRecordType.TOPIC_RECORD, { name: this.name, topicId: this.topicId }));
+  *records(): Generator<ApiMessageAndVersion> {
+    yield latestRecord(MetadataRecordType.TOPIC_RECORD, { name: this.name, topicId: this.topicId });
     for (const partitionId of sortedKeys(this.partitions.keys())) {
       const partition = this.partitions.get(partitionId) as PartitionRegistration;
-      writer.write(latestRecord(MetadataRecordType.PARTITION_RECORD, partition));
+      yield latestRecord(MetadataRecordType.PARTITION_RECORD, partition);
     }
   }
 }
@@ -67,9 +68,9 @@ export class TopicsImage {
     return this.topicsById.size === 0;
   }
 
-  write(writer: ImageWriter): void {
+  *records(): Generator<ApiMessageAndVersion> {
     for (const name of sortedKeys(this.topicsByName.keys())) {
-      (this.topicsByName.get(name) as TopicImage).write(writer);
+      yield* (this.topicsByName.get(name) as TopicImage).records();
     }
   }
 }

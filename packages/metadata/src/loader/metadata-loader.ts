@@ -357,6 +357,6 @@ export class MetadataLoader implements Listener {
 /** A delta from the empty image to `image`: what a newly installed publisher is given. */
 export function deltaFromEmpty(image: MetadataImage): MetadataDelta {
   const delta = new MetadataDelta(MetadataImage.EMPTY);
-  image.write({ write: (record) => delta.replay(record) });
+  for (const record of image.records()) delta.replay(record);
   return delta;
 }

@@ -4,16 +4,7 @@ import {
   type MetadataRecordCodecs,
   type MetadataRecordTypeId,
 } from '../records/metadata-record-type.js';
-import {
-  type ApiMessageAndVersion,
-  type ApiMessageAndVersionOf,
-  apiMessageAndVersion,
-} from '../serde/api-message-and-version.js';
-
-/** Receives the records that rebuild an image (Kafka's `ImageWriter`), in replay order. */
-export interface ImageWriter {
-  write(record: ApiMessageAndVersion): void;
-}
+import { type ApiMessageAndVersionOf, apiMessageAndVersion } from '../serde/api-message-and-version.js';
 
 /**
  * A record at the highest version this package declares for its type. Every field an image holds
