@@ -143,3 +143,17 @@ export {
   MetadataRecordSerde,
 } from './serde/metadata-record-serde.js';
 export type { RecordSerde } from './serde/record-serde.js';
+export {
+  DEFAULT_MAX_STEP_MS,
+  DEFAULT_SNAPSHOT_BATCH_RECORDS,
+  type SnapshotEmitResult,
+  SnapshotEmitter,
+  SnapshotEmitterMetrics,
+  type SnapshotEmitterOptions,
+} from './snapshot/snapshot-emitter.js';
+export {
+  DEFAULT_MAX_BYTES_SINCE_LAST_SNAPSHOT,
+  DEFAULT_MAX_TIME_SINCE_LAST_SNAPSHOT_MS,
+  SnapshotGenerator,
+  type SnapshotGeneratorOptions,
+} from './snapshot/snapshot-generator.js';
