@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { latest, uuidOf } from '../../test/support/random-metadata-records.js';
 import { MetadataReplayError } from '../errors/metadata-replay-error.js';
 import { MetadataRecordType } from '../records/metadata-record-type.js';
+import type { PartitionChangeRecordData } from '../records/partition-change-record.js';
 import { MetadataDelta } from './metadata-delta.js';
 import { MetadataImage } from './metadata-image.js';
 import { MetadataProvenance } from './metadata-provenance.js';
+import { partitionChange as partitionChangeOf } from './partition-registration.js';
 import { DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED } from './topics-image.js';
 
 function topicRecords(topicCount: number, partitionsPerTopic: number) {
@@ -41,21 +43,11 @@ function imageOf(records: ReturnType<typeof topicRecords>, base = MetadataImage.
   return delta.apply(new MetadataProvenance(base.offset() + records.length, 1, 0, true));
 }
 
-function partitionChange(topic: number, partitionId: number, change: Record<string, unknown>) {
-  return latest(MetadataRecordType.PARTITION_CHANGE_RECORD, {
-    partitionId,
-    topicId: uuidOf(topic),
-    isr: null,
-    leader: -2,
-    replicas: null,
-    removingReplicas: null,
-    addingReplicas: null,
-    leaderRecoveryState: -1,
-    directories: null,
-    eligibleLeaderReplicas: null,
-    lastKnownElr: null,
-    ...change,
-  });
+function partitionChange(topic: number, partitionId: number, change: Partial<PartitionChangeRecordData>) {
+  return latest(
+    MetadataRecordType.PARTITION_CHANGE_RECORD,
+    partitionChangeOf(uuidOf(topic), partitionId, change),
+  );
 }
 
 describe('MetadataDelta', () => {

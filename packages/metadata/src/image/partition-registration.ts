@@ -13,6 +13,28 @@ const MAX_LEADER_RECOVERY_STATE = 1;
 
 const NO_REPLICAS: readonly number[] = Object.freeze([]);
 
+/** A PartitionChangeRecord that changes only what `change` names (every other field "unchanged"). */
+export function partitionChange(
+  topicId: Uuid,
+  partitionId: number,
+  change: Partial<PartitionChangeRecordData> = {},
+): PartitionChangeRecordData {
+  return {
+    partitionId,
+    topicId,
+    isr: null,
+    leader: NO_LEADER_CHANGE,
+    replicas: null,
+    removingReplicas: null,
+    addingReplicas: null,
+    leaderRecoveryState: NO_RECOVERY_STATE_CHANGE,
+    directories: null,
+    eligibleLeaderReplicas: null,
+    lastKnownElr: null,
+    ...change,
+  };
+}
+
 /**
  * The registration a PartitionRecord describes. As Kafka's `PartitionRegistration` does, a record
  * without directories (before version 1) gets MIGRATING for every replica, and a null ELR or last

@@ -6,7 +6,7 @@ import type { PartitionChangeRecordData } from '../records/partition-change-reco
 import type { PartitionRecordData } from '../records/partition-record.js';
 import type { RemoveTopicRecordData } from '../records/remove-topic-record.js';
 import type { TopicRecordData } from '../records/topic-record.js';
-import { mergePartitionChange, registrationOf } from './partition-registration.js';
+import { mergePartitionChange, partitionChange, registrationOf } from './partition-registration.js';
 import { PersistentMapDelta } from './persistent-map-delta.js';
 import { type PartitionRegistration, TopicImage, TopicsImage } from './topics-image.js';
 
@@ -116,19 +116,10 @@ export class TopicsDelta {
       if (partition.eligibleLeaderReplicas?.length === 0 && partition.lastKnownElr?.length === 0) continue;
       partitions.set(
         partitionId,
-        mergePartitionChange(partition, {
-          partitionId,
-          topicId,
-          isr: null,
-          leader: -2,
-          replicas: null,
-          removingReplicas: null,
-          addingReplicas: null,
-          leaderRecoveryState: -1,
-          directories: null,
-          eligibleLeaderReplicas: [],
-          lastKnownElr: [],
-        }),
+        mergePartitionChange(
+          partition,
+          partitionChange(topicId, partitionId, { eligibleLeaderReplicas: [], lastKnownElr: [] }),
+        ),
       );
     }
   }
