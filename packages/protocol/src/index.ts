@@ -119,7 +119,7 @@ export type {
   StructDeclaration,
   TaggedFieldsCarrier,
 } from './schema/field-declaration.js';
-export { messageFromJson, messageToJson } from './schema/json-converter.js';
+export { messageFromJson, messageToJson, messageToJsonText } from './schema/json-converter.js';
 export {
   DEFAULT_ZERO_COPY_THRESHOLD_BYTES,
   defineMessage,

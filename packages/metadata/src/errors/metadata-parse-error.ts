@@ -21,16 +21,19 @@ export type MetadataParseFailure =
  */
 export class MetadataParseError extends KRaftError {
   readonly failure: MetadataParseFailure;
+  /** What went wrong, without the position. */
+  readonly reason: string;
   readonly position: number;
 
   constructor(
     failure: MetadataParseFailure,
-    message: string,
+    reason: string,
     position: number,
     options?: { cause?: unknown },
   ) {
-    super('METADATA_PARSE_ERROR', `${message} (at byte ${position})`, options);
+    super('METADATA_PARSE_ERROR', `${reason} (at byte ${position})`, options);
     this.failure = failure;
+    this.reason = reason;
     this.position = position;
   }
 

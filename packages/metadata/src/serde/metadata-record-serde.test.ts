@@ -48,6 +48,16 @@ describe('MetadataRecordSerde', () => {
     expect(records.map((record) => record.recordType)).toEqual([12, 20]);
   });
 
+  it('names the offset of a record in a batch that does not decode', () => {
+    const damaged = Buffer.from(VECTOR_A, 'hex');
+    // The NoOpRecord's frame version (offset 6) becomes 2; the batch CRC is not checked here.
+    damaged[damaged.length - 5] = 0x02;
+    const [batch] = new RecordsIterator(MemoryRecords.readableRecords(damaged), { validateCrc: false });
+    expect(() => serde.readBatch(batch!)).toThrow(
+      'record at offset 6: metadata record frame version 2, only 1 is supported (at byte 0)',
+    );
+  });
+
   it('round-trips topic, partition, broker, config and remove-topic records', () => {
     const topicId = Uuid.fromString('b8tRS7h4TJ2Vt43Dp85v2A');
     const records: ApiMessageAndVersion[] = [
@@ -138,5 +148,92 @@ describe('MetadataRecordSerde', () => {
       UnsupportedVersionError,
     );
     expect(writer.toBuffer().length).toBe(0);
+  });
+});
+
+describe('unknown tagged fields in hand-built values', () => {
+  const TOPIC_ID_HEX = '6fcb514bb8784c9d95b78dc3a7ce6fd8';
+  const topicId = Uuid.fromString('b8tRS7h4TJ2Vt43Dp85v2A');
+
+  function roundTrip(hex: string): ApiMessageAndVersion {
+    const value = Buffer.from(hex.replace(/\s+/g, ''), 'hex');
+    const record = serde.read(value);
+    expect(serde.write(record).toString('hex')).toBe(value.toString('hex'));
+    return record;
+  }
+
+  it('keeps an unknown top-level tag of TopicRecord v0 and writes it back', () => {
+    const record = roundTrip(`010200 04666f6f ${TOPIC_ID_HEX} 01 05 02 abcd`);
+    expect(record.data).toEqual({
+      name: 'foo',
+      topicId,
+      unknownTaggedFields: [{ tag: 5, data: Buffer.from('abcd', 'hex') }],
+    });
+  });
+
+  it('merges known and unknown tags of PartitionRecord in tag order', () => {
+    const body = `00000001 ${TOPIC_ID_HEX} 0200000001 0200000001 01 01 00000001 00000002 00000003`;
+    // v2 adds Directories (an empty compact array, 01) inline. Tagged: leaderRecoveryState (tag 0)
+    // = 1, the ELR (tag 1) = [4], tag 7 (no field has it) = empty.
+    const v2 = roundTrip(`010302 ${body} 01 03 00 01 01 01 05 0200000004 07 00`);
+    expect(v2.data).toMatchObject({
+      leaderRecoveryState: 1,
+      eligibleLeaderReplicas: [4],
+      lastKnownElr: null,
+    });
+    expect((v2.data as { unknownTaggedFields: unknown }).unknownTaggedFields).toEqual([
+      { tag: 7, data: Buffer.alloc(0) },
+    ]);
+  });
+
+  it("refuses a tag the record gives a field at a later version (Kafka: 'Tag 1 is not valid for version 0')", () => {
+    const body = `00000001 ${TOPIC_ID_HEX} 0200000001 0200000001 01 01 00000001 00000002 00000003`;
+    const v0 = `010300 ${body} 01 01 05 0200000004`.replace(/\s+/g, '');
+    expect(parseFailureOf(v0)).toMatchObject({ failure: 'malformed' });
+    expect(() => serde.read(Buffer.from(v0, 'hex'))).toThrow('tag 1 is not valid for version 0');
+  });
+
+  it('keeps an unknown tag inside a nested struct (a RegisterBrokerRecord v0 endpoint)', () => {
+    const endpoint = '0261 0268 2383 0000 01 09 01 ff';
+    const record = roundTrip(`010000 00000001 ${TOPIC_ID_HEX} 0000000000000007 02 ${endpoint} 01 00 01 00`);
+    expect(record.data).toMatchObject({
+      brokerId: 1,
+      brokerEpoch: 7n,
+      rack: null,
+      fenced: true,
+      endPoints: [
+        {
+          name: 'a',
+          host: 'h',
+          port: 0x2383,
+          securityProtocol: 0,
+          unknownTaggedFields: [{ tag: 9, data: Buffer.from('ff', 'hex') }],
+        },
+      ],
+    });
+  });
+
+  it('writes a tagged field only when it differs from its default (PartitionChangeRecord)', () => {
+    const unchanged = apiMessageAndVersion(MetadataRecordType.PARTITION_CHANGE_RECORD, 0, {
+      partitionId: 3,
+      topicId,
+      isr: null,
+      leader: -2,
+      replicas: null,
+      removingReplicas: null,
+      addingReplicas: null,
+      leaderRecoveryState: -1,
+      directories: null,
+      eligibleLeaderReplicas: null,
+      lastKnownElr: null,
+    });
+    expect(serde.write(unchanged).toString('hex')).toBe(
+      `010500 00000003 ${TOPIC_ID_HEX} 00`.replace(/ /g, ''),
+    );
+    // An empty ISR is a change (not null), and a leader of -1 is "no leader", not the default -2.
+    const changed = { ...unchanged, data: { ...unchanged.data, isr: [], leader: -1 } };
+    expect(serde.write(changed).toString('hex')).toBe(
+      `010500 00000003 ${TOPIC_ID_HEX} 02 00 01 01 01 04 ffffffff`.replace(/ /g, ''),
+    );
   });
 });

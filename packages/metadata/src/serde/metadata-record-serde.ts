@@ -40,6 +40,17 @@ function readFrameField(reader: ByteReader, what: string): number {
   return value;
 }
 
+function readFrameVersion(reader: ByteReader): void {
+  const frameVersion = readFrameField(reader, 'frame version');
+  if (frameVersion !== METADATA_FRAME_VERSION) {
+    throw new MetadataParseError(
+      'unknown-frame-version',
+      `metadata record frame version ${frameVersion}, only ${METADATA_FRAME_VERSION} is supported`,
+      0,
+    );
+  }
+}
+
 function parseFailure(error: unknown, what: string, position: number): unknown {
   if (!ProtocolError.isProtocolError(error)) return error;
   const failure = error.truncated ? 'truncated' : 'malformed';
@@ -60,51 +71,47 @@ export class MetadataRecordSerde implements RecordSerde<ApiMessageAndVersion> {
   /** Reads and checks the frame; the message is left undecoded at `bodyOffset`. */
   readHeader(value: Buffer): MetadataRecordHeader {
     const reader = new ByteReader(value);
-    const frameVersion = readFrameField(reader, 'frame version');
-    if (frameVersion !== METADATA_FRAME_VERSION) {
-      throw new MetadataParseError(
-        'unknown-frame-version',
-        `metadata record frame version ${frameVersion}, only ${METADATA_FRAME_VERSION} is supported`,
-        0,
-      );
-    }
+    readFrameVersion(reader);
     const recordType = readFrameField(reader, 'record type');
     const version = readFrameField(reader, 'record version');
-    return { frameVersion, recordType, version, bodyOffset: reader.offset };
+    return { frameVersion: METADATA_FRAME_VERSION, recordType, version, bodyOffset: reader.offset };
   }
 
+  /** Decodes a whole value: one reader, no intermediate objects (the loader calls it per record). */
   read(value: Buffer): ApiMessageAndVersion {
-    const header = this.readHeader(value);
-    const codec = metadataRecordCodec(header.recordType);
+    const reader = new ByteReader(value);
+    readFrameVersion(reader);
+    const recordType = readFrameField(reader, 'record type');
+    const version = readFrameField(reader, 'record version');
+    const codec = metadataRecordCodec(recordType);
     if (codec === undefined) {
       throw new MetadataParseError(
         'unknown-record-type',
-        `unknown metadata record type ${header.recordType}`,
-        header.bodyOffset,
+        `unknown metadata record type ${recordType}`,
+        reader.offset,
       );
     }
-    if (!codec.validVersions.contains(header.version)) {
+    if (!codec.validVersions.contains(version)) {
       throw new MetadataParseError(
         'unsupported-version',
-        `${codec.name} has no version ${header.version} (valid: ${codec.validVersions})`,
-        header.bodyOffset,
+        `${codec.name} has no version ${version} (valid: ${codec.validVersions})`,
+        reader.offset,
       );
     }
-    const reader = new ByteReader(value, header.bodyOffset);
     let data: unknown;
     try {
-      data = codec.readFrom(reader, header.version);
+      data = codec.readFrom(reader, version);
     } catch (error) {
-      throw parseFailure(error, `${codec.name} v${header.version}`, reader.offset);
+      throw parseFailure(error, `${codec.name} v${version}`, reader.offset);
     }
     if (reader.remaining() !== 0) {
       throw new MetadataParseError(
         'trailing-bytes',
-        `${reader.remaining()} bytes after ${codec.name} v${header.version}`,
+        `${reader.remaining()} bytes after ${codec.name} v${version}`,
         reader.offset,
       );
     }
-    return { recordType: header.recordType, version: header.version, data } as ApiMessageAndVersion;
+    return { recordType, version, data } as ApiMessageAndVersion;
   }
 
   write(record: ApiMessageAndVersion): Buffer {
@@ -128,8 +135,9 @@ export class MetadataRecordSerde implements RecordSerde<ApiMessageAndVersion> {
   }
 
   /**
-   * The records of a data batch as raft hands it to a listener, decoded in offset order. A
-   * control batch has none. A record without a value is malformed: KRaft never writes one.
+   * The records of a data batch as raft hands it to a listener, decoded in offset order; a
+   * failure names the record's offset. A control batch has none. A record without a value is
+   * malformed: KRaft never writes one.
    */
   readBatch(batch: Batch): ApiMessageAndVersion[] {
     const records: ApiMessageAndVersion[] = [];
@@ -137,7 +145,19 @@ export class MetadataRecordSerde implements RecordSerde<ApiMessageAndVersion> {
       if (record.value === null) {
         throw new MetadataParseError('malformed', `record at offset ${record.offset} has no value`, 0);
       }
-      records.push(this.read(record.value));
+      try {
+        records.push(this.read(record.value));
+      } catch (error) {
+        if (!MetadataParseError.isMetadataParseError(error)) throw error;
+        throw new MetadataParseError(
+          error.failure,
+          `record at offset ${record.offset}: ${error.reason}`,
+          error.position,
+          {
+            cause: error,
+          },
+        );
+      }
     }
     return records;
   }

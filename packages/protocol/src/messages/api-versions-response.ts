@@ -2,19 +2,19 @@ import { field, struct } from '../schema/field.js';
 import { defineMessage, type MessageData } from '../schema/message-codec.js';
 
 const ApiVersion = struct('ApiVersion', {
-  apiKey: field.int16({ versions: '0+' }),
+  apiKey: field.int16({ versions: '0+', mapKey: true }),
   minVersion: field.int16({ versions: '0+' }),
   maxVersion: field.int16({ versions: '0+' }),
 });
 
 const SupportedFeatureKey = struct('SupportedFeatureKey', {
-  name: field.string({ versions: '3+' }),
+  name: field.string({ versions: '3+', mapKey: true }),
   minVersion: field.int16({ versions: '3+' }),
   maxVersion: field.int16({ versions: '3+' }),
 });
 
 const FinalizedFeatureKey = struct('FinalizedFeatureKey', {
-  name: field.string({ versions: '3+' }),
+  name: field.string({ versions: '3+', mapKey: true }),
   maxVersionLevel: field.int16({ versions: '3+' }),
   minVersionLevel: field.int16({ versions: '3+' }),
 });

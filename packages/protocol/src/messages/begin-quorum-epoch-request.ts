@@ -5,12 +5,12 @@ import { listenerEndpointStruct } from './common-structs.js';
 const PartitionData = struct('PartitionData', {
   partitionIndex: field.int32({ versions: '0+' }),
   voterDirectoryId: field.uuid({ versions: '1+', ignorable: true }),
-  leaderId: field.int32({ versions: '0+' }),
+  leaderId: field.int32({ versions: '0+', entityType: 'brokerId' }),
   leaderEpoch: field.int32({ versions: '0+' }),
 });
 
 const TopicData = struct('TopicData', {
-  topicName: field.string({ versions: '0+' }),
+  topicName: field.string({ versions: '0+', entityType: 'topicName' }),
   partitions: field.array(PartitionData, { versions: '0+' }),
 });
 
@@ -22,7 +22,7 @@ export const BeginQuorumEpochRequest = defineMessage({
   flexibleVersions: '1+',
   fields: {
     clusterId: field.string({ versions: '0+', nullableVersions: '0+', default: null }),
-    voterId: field.int32({ versions: '1+', ignorable: true, default: -1 }),
+    voterId: field.int32({ versions: '1+', ignorable: true, default: -1, entityType: 'brokerId' }),
     topics: field.array(TopicData, { versions: '0+' }),
     leaderEndpoints: field.array(listenerEndpointStruct('LeaderEndpoint', '1+'), {
       versions: '1+',

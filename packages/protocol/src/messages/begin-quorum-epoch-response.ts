@@ -5,12 +5,12 @@ import { nodeEndpointStruct } from './common-structs.js';
 const PartitionData = struct('PartitionData', {
   partitionIndex: field.int32({ versions: '0+' }),
   errorCode: field.int16({ versions: '0+' }),
-  leaderId: field.int32({ versions: '0+' }),
+  leaderId: field.int32({ versions: '0+', entityType: 'brokerId' }),
   leaderEpoch: field.int32({ versions: '0+' }),
 });
 
 const TopicData = struct('TopicData', {
-  topicName: field.string({ versions: '0+' }),
+  topicName: field.string({ versions: '0+', entityType: 'topicName' }),
   partitions: field.array(PartitionData, { versions: '0+' }),
 });
 

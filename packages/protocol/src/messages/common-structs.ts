@@ -3,7 +3,7 @@ import { field, struct } from '../schema/field.js';
 /** The tagged NodeEndpoints element of the quorum RPC responses (uint16 port). */
 export function nodeEndpointStruct(versions: string) {
   return struct('NodeEndpoint', {
-    nodeId: field.int32({ versions }),
+    nodeId: field.int32({ versions, entityType: 'brokerId', mapKey: true }),
     host: field.string({ versions }),
     port: field.uint16({ versions }),
   });
@@ -12,7 +12,7 @@ export function nodeEndpointStruct(versions: string) {
 /** Named listener endpoints (LeaderEndpoints, Listeners) of the quorum RPCs. */
 export function listenerEndpointStruct(name: string, versions: string) {
   return struct(name, {
-    name: field.string({ versions }),
+    name: field.string({ versions, mapKey: true }),
     host: field.string({ versions }),
     port: field.uint16({ versions }),
   });

@@ -6,7 +6,7 @@ const PartitionData = struct('PartitionData', {
 });
 
 const TopicData = struct('TopicData', {
-  topicName: field.string({ versions: '0+' }),
+  topicName: field.string({ versions: '0+', entityType: 'topicName' }),
   partitions: field.array(PartitionData, { versions: '0+' }),
 });
 

@@ -3,7 +3,7 @@ import { defineMessage, type MessageData } from '../schema/message-codec.js';
 import { listenerEndpointStruct } from './common-structs.js';
 
 const ReplicaState = struct('ReplicaState', {
-  replicaId: field.int32({ versions: '0+' }),
+  replicaId: field.int32({ versions: '0+', entityType: 'brokerId' }),
   replicaDirectoryId: field.uuid({ versions: '2+' }),
   logEndOffset: field.int64({ versions: '0+' }),
   lastFetchTimestamp: field.int64({ versions: '1+', ignorable: true, default: -1n }),
@@ -14,7 +14,7 @@ const PartitionData = struct('PartitionData', {
   partitionIndex: field.int32({ versions: '0+' }),
   errorCode: field.int16({ versions: '0+' }),
   errorMessage: field.string({ versions: '2+', nullableVersions: '2+', ignorable: true }),
-  leaderId: field.int32({ versions: '0+' }),
+  leaderId: field.int32({ versions: '0+', entityType: 'brokerId' }),
   leaderEpoch: field.int32({ versions: '0+' }),
   highWatermark: field.int64({ versions: '0+' }),
   currentVoters: field.array(ReplicaState, { versions: '0+' }),
@@ -22,12 +22,12 @@ const PartitionData = struct('PartitionData', {
 });
 
 const TopicData = struct('TopicData', {
-  topicName: field.string({ versions: '0+' }),
+  topicName: field.string({ versions: '0+', entityType: 'topicName' }),
   partitions: field.array(PartitionData, { versions: '0+' }),
 });
 
 const Node = struct('Node', {
-  nodeId: field.int32({ versions: '2+' }),
+  nodeId: field.int32({ versions: '2+', entityType: 'brokerId', mapKey: true }),
   listeners: field.array(listenerEndpointStruct('Listener', '2+'), { versions: '2+' }),
 });
 

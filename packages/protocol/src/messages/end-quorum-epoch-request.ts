@@ -3,20 +3,20 @@ import { defineMessage, type MessageData } from '../schema/message-codec.js';
 import { listenerEndpointStruct } from './common-structs.js';
 
 const ReplicaInfo = struct('ReplicaInfo', {
-  candidateId: field.int32({ versions: '1+' }),
+  candidateId: field.int32({ versions: '1+', entityType: 'brokerId' }),
   candidateDirectoryId: field.uuid({ versions: '1+' }),
 });
 
 const PartitionData = struct('PartitionData', {
   partitionIndex: field.int32({ versions: '0+' }),
-  leaderId: field.int32({ versions: '0+' }),
+  leaderId: field.int32({ versions: '0+', entityType: 'brokerId' }),
   leaderEpoch: field.int32({ versions: '0+' }),
   preferredSuccessors: field.array('int32', { versions: '0', ignorable: true }),
   preferredCandidates: field.array(ReplicaInfo, { versions: '1+', ignorable: true }),
 });
 
 const TopicData = struct('TopicData', {
-  topicName: field.string({ versions: '0+' }),
+  topicName: field.string({ versions: '0+', entityType: 'topicName' }),
   partitions: field.array(PartitionData, { versions: '0+' }),
 });
 

@@ -2,7 +2,7 @@ import { field, struct } from '../schema/field.js';
 import { defineMessage, type MessageData } from '../schema/message-codec.js';
 
 const ReplicaState = struct('ReplicaState', {
-  replicaId: field.int32({ versions: '15+', default: -1 }),
+  replicaId: field.int32({ versions: '15+', default: -1, entityType: 'brokerId' }),
   replicaEpoch: field.int64({ versions: '15+', default: -1n }),
 });
 
@@ -24,13 +24,13 @@ const FetchPartition = struct('FetchPartition', {
 });
 
 const FetchTopic = struct('FetchTopic', {
-  topic: field.string({ versions: '0-12', ignorable: true }),
+  topic: field.string({ versions: '0-12', ignorable: true, entityType: 'topicName' }),
   topicId: field.uuid({ versions: '13+', ignorable: true }),
   partitions: field.array(FetchPartition, { versions: '0+' }),
 });
 
 const ForgottenTopic = struct('ForgottenTopic', {
-  topic: field.string({ versions: '7-12', ignorable: true }),
+  topic: field.string({ versions: '7-12', ignorable: true, entityType: 'topicName' }),
   topicId: field.uuid({ versions: '13+', ignorable: true }),
   partitions: field.array('int32', { versions: '7+' }),
 });
@@ -53,7 +53,7 @@ export const FetchRequest = defineMessage({
       tag: 0,
       ignorable: true,
     }),
-    replicaId: field.int32({ versions: '0-14', default: -1 }),
+    replicaId: field.int32({ versions: '0-14', default: -1, entityType: 'brokerId' }),
     replicaState: field.struct(ReplicaState, { versions: '15+', taggedVersions: '15+', tag: 1 }),
     maxWaitMs: field.int32({ versions: '0+' }),
     minBytes: field.int32({ versions: '0+' }),

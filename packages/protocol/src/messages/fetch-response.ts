@@ -7,7 +7,7 @@ const EpochEndOffset = struct('EpochEndOffset', {
 });
 
 const LeaderIdAndEpoch = struct('LeaderIdAndEpoch', {
-  leaderId: field.int32({ versions: '12+', default: -1 }),
+  leaderId: field.int32({ versions: '12+', default: -1, entityType: 'brokerId' }),
   leaderEpoch: field.int32({ versions: '12+', default: -1 }),
 });
 
@@ -17,7 +17,7 @@ const SnapshotId = struct('SnapshotId', {
 });
 
 const AbortedTransaction = struct('AbortedTransaction', {
-  producerId: field.int64({ versions: '4+' }),
+  producerId: field.int64({ versions: '4+', entityType: 'producerId' }),
   firstOffset: field.int64({ versions: '4+' }),
 });
 
@@ -35,19 +35,19 @@ const PartitionData = struct('PartitionData', {
     nullableVersions: '4+',
     ignorable: true,
   }),
-  preferredReadReplica: field.int32({ versions: '11+', default: -1 }),
+  preferredReadReplica: field.int32({ versions: '11+', default: -1, entityType: 'brokerId' }),
   /** Record batches as a zero-copy view of the response. */
   records: field.records({ versions: '0+', nullableVersions: '0+' }),
 });
 
 const FetchableTopicResponse = struct('FetchableTopicResponse', {
-  topic: field.string({ versions: '0-12', ignorable: true }),
+  topic: field.string({ versions: '0-12', ignorable: true, entityType: 'topicName' }),
   topicId: field.uuid({ versions: '13+', ignorable: true }),
   partitions: field.array(PartitionData, { versions: '0+' }),
 });
 
 const NodeEndpoint = struct('NodeEndpoint', {
-  nodeId: field.int32({ versions: '16+' }),
+  nodeId: field.int32({ versions: '16+', entityType: 'brokerId', mapKey: true }),
   host: field.string({ versions: '16+' }),
   port: field.int32({ versions: '16+' }),
   rack: field.string({ versions: '16+', nullableVersions: '16+', default: null }),

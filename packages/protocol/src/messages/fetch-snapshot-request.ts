@@ -15,7 +15,7 @@ const PartitionSnapshot = struct('PartitionSnapshot', {
 });
 
 const TopicSnapshot = struct('TopicSnapshot', {
-  name: field.string({ versions: '0+' }),
+  name: field.string({ versions: '0+', entityType: 'topicName' }),
   partitions: field.array(PartitionSnapshot, { versions: '0+' }),
 });
 
@@ -33,7 +33,7 @@ export const FetchSnapshotRequest = defineMessage({
       taggedVersions: '0+',
       tag: 0,
     }),
-    replicaId: field.int32({ versions: '0+', default: -1 }),
+    replicaId: field.int32({ versions: '0+', default: -1, entityType: 'brokerId' }),
     maxBytes: field.int32({ versions: '0+', default: 0x7fffffff }),
     topics: field.array(TopicSnapshot, { versions: '0+' }),
   },

@@ -8,7 +8,7 @@ const SnapshotId = struct('SnapshotId', {
 });
 
 const LeaderIdAndEpoch = struct('LeaderIdAndEpoch', {
-  leaderId: field.int32({ versions: '0+' }),
+  leaderId: field.int32({ versions: '0+', entityType: 'brokerId' }),
   leaderEpoch: field.int32({ versions: '0+' }),
 });
 
@@ -24,7 +24,7 @@ const PartitionSnapshot = struct('PartitionSnapshot', {
 });
 
 const TopicSnapshot = struct('TopicSnapshot', {
-  name: field.string({ versions: '0+' }),
+  name: field.string({ versions: '0+', entityType: 'topicName' }),
   partitions: field.array(PartitionSnapshot, { versions: '0+' }),
 });
 

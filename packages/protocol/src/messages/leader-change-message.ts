@@ -16,7 +16,7 @@ export const LeaderChangeMessage = defineMessage({
   flexibleVersions: '0+',
   fields: {
     version: field.int16({ versions: '0+' }),
-    leaderId: field.int32({ versions: '0+' }),
+    leaderId: field.int32({ versions: '0+', entityType: 'brokerId' }),
     voters: field.array(Voter, { versions: '0+' }),
     grantingVoters: field.array(Voter, { versions: '0+' }),
   },

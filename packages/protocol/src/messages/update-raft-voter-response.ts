@@ -2,7 +2,7 @@ import { field, struct } from '../schema/field.js';
 import { defineMessage, type MessageData } from '../schema/message-codec.js';
 
 const CurrentLeader = struct('CurrentLeader', {
-  leaderId: field.int32({ versions: '0+', default: -1 }),
+  leaderId: field.int32({ versions: '0+', default: -1, entityType: 'brokerId' }),
   leaderEpoch: field.int32({ versions: '0+', default: -1 }),
   host: field.string({ versions: '0+' }),
   port: field.int32({ versions: '0+' }),

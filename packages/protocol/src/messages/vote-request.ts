@@ -4,7 +4,7 @@ import { defineMessage, type MessageData } from '../schema/message-codec.js';
 const PartitionData = struct('PartitionData', {
   partitionIndex: field.int32({ versions: '0+' }),
   replicaEpoch: field.int32({ versions: '0+' }),
-  replicaId: field.int32({ versions: '0+' }),
+  replicaId: field.int32({ versions: '0+', entityType: 'brokerId' }),
   replicaDirectoryId: field.uuid({ versions: '1+', ignorable: true }),
   voterDirectoryId: field.uuid({ versions: '1+', ignorable: true }),
   lastOffsetEpoch: field.int32({ versions: '0+' }),
@@ -13,7 +13,7 @@ const PartitionData = struct('PartitionData', {
 });
 
 const TopicData = struct('TopicData', {
-  topicName: field.string({ versions: '0+' }),
+  topicName: field.string({ versions: '0+', entityType: 'topicName' }),
   partitions: field.array(PartitionData, { versions: '0+' }),
 });
 
@@ -25,7 +25,7 @@ export const VoteRequest = defineMessage({
   flexibleVersions: '0+',
   fields: {
     clusterId: field.string({ versions: '0+', nullableVersions: '0+', default: null }),
-    voterId: field.int32({ versions: '1+', ignorable: true, default: -1 }),
+    voterId: field.int32({ versions: '1+', ignorable: true, default: -1, entityType: 'brokerId' }),
     topics: field.array(TopicData, { versions: '0+' }),
   },
 });

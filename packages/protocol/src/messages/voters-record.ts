@@ -2,7 +2,7 @@ import { field, struct } from '../schema/field.js';
 import { defineMessage, type MessageData } from '../schema/message-codec.js';
 
 const Endpoint = struct('Endpoint', {
-  name: field.string({ versions: '0+' }),
+  name: field.string({ versions: '0+', mapKey: true }),
   host: field.string({ versions: '0+' }),
   port: field.uint16({ versions: '0+' }),
 });
@@ -13,7 +13,7 @@ const KRaftVersionFeature = struct('KRaftVersionFeature', {
 });
 
 const Voter = struct('Voter', {
-  voterId: field.int32({ versions: '0+' }),
+  voterId: field.int32({ versions: '0+', entityType: 'brokerId' }),
   voterDirectoryId: field.uuid({ versions: '0+' }),
   endpoints: field.array(Endpoint, { versions: '0+' }),
   kRaftVersionFeature: field.struct(KRaftVersionFeature, { versions: '0+' }),

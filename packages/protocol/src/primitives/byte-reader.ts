@@ -163,10 +163,13 @@ export class ByteReader {
     return this.readUtf8(size);
   }
 
-  /** Unsigned varint (length + 1), 0 = null. */
-  readCompactNullableString(): string | null {
+  /** Unsigned varint (length + 1), 0 = null; a length above `maxSizeBytes` is refused. */
+  readCompactNullableString(maxSizeBytes = Number.MAX_SAFE_INTEGER): string | null {
     const sizePlusOne = this.readUnsignedVarint();
     if (sizePlusOne === 0) return null;
+    if (sizePlusOne - 1 > maxSizeBytes) {
+      throw new ProtocolError(`string of ${sizePlusOne - 1} bytes exceeds ${maxSizeBytes}`);
+    }
     return this.readUtf8(sizePlusOne - 1);
   }
 

@@ -18,9 +18,13 @@ import {
  */
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-function primitiveToJson(typeCode: number, value: unknown): Json {
+/** `Json` plus int64 values kept exact as bigint, for `messageToJsonText`. */
+type ExactJson = Json | bigint | ExactJson[] | { [key: string]: ExactJson };
+
+function primitiveToJson(typeCode: number, value: unknown, exactInt64: boolean): ExactJson {
   switch (typeCode) {
     case TypeCode.int64: {
+      if (exactInt64) return value as bigint;
       const number = Number(value as bigint);
       if (!Number.isSafeInteger(number))
         throw new ProtocolError(`${value} cannot be written exactly as JSON`);
@@ -36,21 +40,25 @@ function primitiveToJson(typeCode: number, value: unknown): Json {
   }
 }
 
-function valueToJson(plan: FieldPlan, value: unknown): Json {
+function valueToJson(plan: FieldPlan, value: unknown, exactInt64: boolean): ExactJson {
   if (value === null) return null;
   if (plan.typeCode === TypeCode.struct)
-    return structToJson(plan.structPlan as StructPlan, value as Record<string, unknown>);
-  if (plan.typeCode !== TypeCode.array) return primitiveToJson(plan.typeCode, value);
+    return structToJson(plan.structPlan as StructPlan, value as Record<string, unknown>, exactInt64);
+  if (plan.typeCode !== TypeCode.array) return primitiveToJson(plan.typeCode, value, exactInt64);
   const elementPlan = plan.structPlan;
   return (value as unknown[]).map((element) =>
     elementPlan === undefined
-      ? primitiveToJson(plan.elementTypeCode, element)
-      : structToJson(elementPlan, element as Record<string, unknown>),
+      ? primitiveToJson(plan.elementTypeCode, element, exactInt64)
+      : structToJson(elementPlan, element as Record<string, unknown>, exactInt64),
   );
 }
 
-function structToJson(plan: StructPlan, data: Record<string, unknown>): { [key: string]: Json } {
-  const json: { [key: string]: Json } = {};
+function structToJson(
+  plan: StructPlan,
+  data: Record<string, unknown>,
+  exactInt64: boolean,
+): { [key: string]: ExactJson } {
+  const json: { [key: string]: ExactJson } = {};
   for (const fieldPlan of plan.fields) {
     const value = data[fieldPlan.name];
     if (fieldPlan.presence === Presence.absent) {
@@ -62,7 +70,7 @@ function structToJson(plan: StructPlan, data: Record<string, unknown>): { [key: 
       continue;
     }
     if (fieldPlan.presence === Presence.tagged && isDefaultValue(fieldPlan.declaration, value)) continue;
-    json[fieldPlan.name] = valueToJson(fieldPlan, value);
+    json[fieldPlan.name] = valueToJson(fieldPlan, value, exactInt64);
   }
   return json;
 }
@@ -143,9 +151,30 @@ function structFromJson(plan: StructPlan, json: unknown): Record<string, unknown
   return data;
 }
 
-/** The JSON object Kafka's JsonConverter writes for `data` at `version`. */
+/**
+ * The JSON object Kafka's JsonConverter writes for `data` at `version`. An int64 beyond a
+ * double's exact range is a `ProtocolError` here: use `messageToJsonText` for those.
+ */
 export function messageToJson<T>(codec: MessageCodec<T>, data: T, version: number): { [key: string]: Json } {
-  return structToJson(codec.planFor(version), data as Record<string, unknown>);
+  return structToJson(codec.planFor(version), data as Record<string, unknown>, false) as {
+    [key: string]: Json;
+  };
+}
+
+function jsonText(value: ExactJson): string {
+  if (typeof value === 'bigint') return value.toString();
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(jsonText).join(',')}]`;
+  const members = Object.entries(value).map(([key, member]) => `${JSON.stringify(key)}:${jsonText(member)}`);
+  return `{${members.join(',')}}`;
+}
+
+/**
+ * The same JSON form as compact text, with every int64 written exactly as Kafka's Jackson does
+ * (a producer id of 2^62 stays 4611686018427387904, never a rounded double).
+ */
+export function messageToJsonText<T>(codec: MessageCodec<T>, data: T, version: number): string {
+  return jsonText(structToJson(codec.planFor(version), data as Record<string, unknown>, true));
 }
 
 /** Reads Kafka's JSON form at `version`: a missing non-tagged field of the version is an error. */

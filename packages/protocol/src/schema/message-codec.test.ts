@@ -11,6 +11,7 @@ import { VoteResponse } from '../messages/vote-response.js';
 import { ByteWriter } from '../primitives/byte-writer.js';
 import { Uuid } from '../primitives/uuid.js';
 import { field, struct } from './field.js';
+import type { FieldMap } from './field-declaration.js';
 import { defineMessage } from './message-codec.js';
 
 const hex = (text: string): Buffer => Buffer.from(text, 'hex');
@@ -92,7 +93,7 @@ describe('tagged fields', () => {
     expect(VoteResponse.read(merged, 1)).toEqual(data);
   });
 
-  it('treats a known tag of a later version as unknown', () => {
+  it("refuses a tag the struct gives a field at another version only, as Kafka's readers do", () => {
     // FetchRequest partition tag 1 (HighWatermark) exists only from v18.
     const data = FetchRequest.defaults({
       topics: [
@@ -115,10 +116,30 @@ describe('tagged fields', () => {
       ],
     });
     const v18 = FetchRequest.write(data, 18);
-    const asV17 = FetchRequest.read(v18, 17);
-    expect(asV17.topics[0]?.partitions[0]?.highWatermark).toBe(0x7fffffffffffffffn);
-    expect(asV17.topics[0]?.partitions[0]?.unknownTaggedFields?.[0]?.tag).toBe(1);
-    expect(FetchRequest.write(asV17, 17).equals(v18)).toBe(true);
+    expect(() => FetchRequest.read(v18, 17)).toThrow('tag 1 is not valid for version 17');
+    // Nor can such a tag be written back as an unknown one.
+    const partition = { ...data.topics[0]!.partitions[0]!, highWatermark: 0x7fffffffffffffffn };
+    partition.unknownTaggedFields = [{ tag: 1, data: hex('000000000000000a') }];
+    const withRawTag = { ...data, topics: [{ ...data.topics[0]!, partitions: [partition] }] };
+    expect(() => FetchRequest.write(withRawTag, 17)).toThrow(/tags the struct never declares/);
+  });
+
+  it('refuses a string over 0x7fff bytes in the compact encoding too, as Kafka does', () => {
+    const long = 'x'.repeat(0x8000);
+    expect(() => FetchSnapshotRequest.write(FetchSnapshotRequest.defaults({ clusterId: long }), 0)).toThrow(
+      /32768 bytes exceeds 32767/,
+    );
+    const Named = defineMessage({
+      name: 'Named',
+      validVersions: '0',
+      flexibleVersions: '0+',
+      fields: { name: field.string({ versions: '0+' }) },
+    });
+    const atLimit = Named.write({ name: 'x'.repeat(0x7fff) }, 0);
+    expect(Named.read(atLimit, 0).name).toHaveLength(0x7fff);
+    // Compact length 0x8000 + 1 as an unsigned varint (81 80 02), 0x8000 bytes, no tags.
+    const overLimit = Buffer.concat([hex('818002'), Buffer.alloc(0x8000, 0x78), hex('00')]);
+    expect(() => Named.read(overLimit, 0)).toThrow(/32768 bytes exceeds 32767/);
   });
 
   it('rejects descending or duplicate tags and tagged fields with unread bytes', () => {
@@ -197,14 +218,13 @@ describe('hostile input', () => {
     expect(() => VoteRequest.write(wrongType, 1)).toThrow(/VoteRequest\.voterId/);
   });
 
-  it('refuses a classic string longer than int16 allows', () => {
+  it('refuses a string longer than int16 allows, classic or compact (Kafka: "too long to be serialized")', () => {
     const data = EndQuorumEpochRequest.defaults({ clusterId: 'x'.repeat(40_000) });
-    expect(() => EndQuorumEpochRequest.write(data, 0)).toThrow(
-      /EndQuorumEpochRequest.clusterId: string of 40000 bytes/,
-    );
-    expect(EndQuorumEpochRequest.read(EndQuorumEpochRequest.write(data, 1), 1).clusterId).toHaveLength(
-      40_000,
-    );
+    for (const version of [0, 1]) {
+      expect(() => EndQuorumEpochRequest.write(data, version)).toThrow(
+        /EndQuorumEpochRequest.clusterId: string of 40000 bytes/,
+      );
+    }
   });
 });
 
@@ -229,6 +249,28 @@ describe('the DSL', () => {
     expect(() => duplicateTags.defaults() && duplicateTags.write(duplicateTags.defaults(), 0)).toThrow(
       /twice/,
     );
+  });
+
+  it('rejects an entity type on a field of the wrong type, and accepts it on the right one', () => {
+    const declare = (fields: FieldMap) =>
+      defineMessage({ name: 'Entities', validVersions: '0', flexibleVersions: '0+', fields });
+    expect(() => declare({ id: field.int64({ versions: '0+', entityType: 'brokerId' }) }).planFor(0)).toThrow(
+      /brokerId but holds int64/,
+    );
+    expect(() =>
+      declare({ ids: field.array('string', { versions: '0+', entityType: 'brokerId' }) }).planFor(0),
+    ).toThrow(/brokerId but holds string/);
+    expect(() =>
+      declare({ name: field.int32({ versions: '0+', entityType: 'topicName' }) }).planFor(0),
+    ).toThrow(/topicName but holds int32/);
+    const valid = declare({
+      brokerIds: field.array('int32', { versions: '0+', entityType: 'brokerId' }),
+      topic: field.string({ versions: '0+', entityType: 'topicName', mapKey: true }),
+      producerId: field.int64({ versions: '0+', entityType: 'producerId' }),
+    });
+    const data = valid.defaults({ brokerIds: [1], topic: 't', producerId: 7n });
+    // Entity types and map keys change no byte.
+    expect(valid.write(data, 0).toString('hex')).toBe('02000000010274000000000000000700');
   });
 
   it('builds default-filled nested data', () => {

@@ -3,6 +3,7 @@ import { Uuid } from '../primitives/uuid.js';
 import type {
   AnyFieldDeclaration,
   ArrayElementPrimitive,
+  EntityType,
   FieldMap,
   FieldType,
   StructDeclaration,
@@ -59,6 +60,11 @@ export interface StructPlan {
   /** Fields in the tagged section at this version, in ascending tag order. */
   readonly taggedFields: readonly FieldPlan[];
   readonly tagLookup: ReadonlyMap<number, FieldPlan>;
+  /**
+   * Tags the struct gives a field at other versions only. Kafka's generated readers refuse them
+   * ("Tag N is not valid for version V") instead of keeping them as unknown tagged fields.
+   */
+  readonly tagsOfOtherVersions: ReadonlySet<number>;
   readonly flexible: boolean;
   readonly minSizeBytes: number;
 }
@@ -171,6 +177,26 @@ function minSizeOf(
   return compact ? 1 : 4; // bytes, records, arrays
 }
 
+/** The value type each entity type must have, as Kafka's generator checks it. */
+const ENTITY_VALUE_TYPES: Record<EntityType, FieldType> = {
+  brokerId: 'int32',
+  topicName: 'string',
+  producerId: 'int64',
+  transactionalId: 'string',
+  groupId: 'string',
+};
+
+function checkEntityType(structName: string, name: string, declaration: AnyFieldDeclaration): void {
+  const entityType = declaration.options.entityType;
+  if (entityType === undefined) return;
+  const valueType = declaration.type === 'array' ? declaration.element : declaration.type;
+  if (valueType !== ENTITY_VALUE_TYPES[entityType]) {
+    throw new IllegalStateError(
+      `${structName}.${name} is a ${entityType} but holds ${String(typeof valueType === 'object' ? 'structs' : valueType)}`,
+    );
+  }
+}
+
 interface CompileContext {
   readonly version: number;
   readonly flexible: boolean;
@@ -195,6 +221,7 @@ function compileField(
   if (!taggedVersions.isEmpty() && options.tag === undefined) {
     throw new IllegalStateError(`${structName}.${name} has taggedVersions but no tag`);
   }
+  checkEntityType(structName, name, declaration);
   if (declaration.defaultValue === null && options.nullableVersions === undefined) {
     throw new IllegalStateError(`${structName}.${name} defaults to null but is never nullable`);
   }
@@ -264,6 +291,13 @@ export function compileStructPlan(
     }
     tagLookup.set(plan.tag, plan);
   }
+  const tagsOfOtherVersions = new Set<number>();
+  for (const plan of fields) {
+    const options = plan.declaration.options;
+    if (options.tag === undefined || tagLookup.has(options.tag)) continue;
+    const tagged = VersionRange.parse(options.taggedVersions ?? 'none');
+    if (tagged.intersects(VersionRange.parse(options.versions))) tagsOfOtherVersions.add(options.tag);
+  }
   let minSizeBytes = context.flexible ? 1 : 0;
   for (const plan of fields) {
     if (plan.presence !== Presence.inline) continue;
@@ -277,6 +311,7 @@ export function compileStructPlan(
     fields,
     taggedFields,
     tagLookup,
+    tagsOfOtherVersions,
     flexible: context.flexible,
     minSizeBytes,
   };

@@ -3,6 +3,9 @@ import { ByteReader } from '../primitives/byte-reader.js';
 import type { RawTaggedField, TaggedFieldsCarrier } from './field-declaration.js';
 import { createDefaultValue, type FieldPlan, Presence, type StructPlan, TypeCode } from './struct-plan.js';
 
+/** Kafka's limit on a string field, in bytes; a classic int16 length cannot exceed it anyway. */
+const MAX_STRING_BYTES = 0x7fff;
+
 function readPrimitive(reader: ByteReader, typeCode: number, compact: boolean, nullable: boolean): unknown {
   switch (typeCode) {
     case TypeCode.bool:
@@ -22,7 +25,9 @@ function readPrimitive(reader: ByteReader, typeCode: number, compact: boolean, n
     case TypeCode.uuid:
       return reader.readUuid();
     case TypeCode.string: {
-      const value = compact ? reader.readCompactNullableString() : reader.readNullableString();
+      const value = compact
+        ? reader.readCompactNullableString(MAX_STRING_BYTES)
+        : reader.readNullableString();
       if (value === null && !nullable) throw new ProtocolError('null in a non-nullable string');
       return value;
     }
@@ -94,6 +99,9 @@ function readTaggedFields(reader: ByteReader, plan: StructPlan, data: Record<str
       );
     }
     const fieldPlan = plan.tagLookup.get(tag);
+    if (fieldPlan === undefined && plan.tagsOfOtherVersions.has(tag)) {
+      throw new ProtocolError(`tag ${tag} is not valid for version ${plan.version}`, '_tagged');
+    }
     if (fieldPlan === undefined) {
       unknown ??= [];
       unknown.push({ tag, data: reader.readSlice(size) });

@@ -5,7 +5,8 @@ import type { Uuid } from '../primitives/uuid.js';
 import type { RawTaggedField, TaggedFieldsCarrier } from './field-declaration.js';
 import { type FieldPlan, isDefaultValue, Presence, type StructPlan, TypeCode } from './struct-plan.js';
 
-const MAX_CLASSIC_STRING_BYTES = 0x7fff;
+/** Kafka's limit on a string field, in bytes, whatever its length encoding. */
+const MAX_STRING_BYTES = 0x7fff;
 const NO_TAGGED_FIELDS: readonly RawTaggedField[] = Object.freeze([]);
 
 /**
@@ -28,20 +29,12 @@ function failNull(plan: FieldPlan, what: string): never {
 
 function writeString(writer: ByteWriter, plan: FieldPlan, value: string | null, compact: boolean): void {
   if (value === null && !plan.nullable) failNull(plan, 'string');
-  if (compact) {
-    writer.writeCompactNullableString(value);
-    return;
+  // Kafka's generated writers refuse a string over 0x7fff bytes in every encoding, compact too.
+  if (value !== null && value.length > MAX_STRING_BYTES / 3 && Buffer.byteLength(value) > MAX_STRING_BYTES) {
+    throw new ProtocolError(`string of ${Buffer.byteLength(value)} bytes exceeds ${MAX_STRING_BYTES}`);
   }
-  if (
-    value !== null &&
-    value.length > MAX_CLASSIC_STRING_BYTES / 3 &&
-    Buffer.byteLength(value) > MAX_CLASSIC_STRING_BYTES
-  ) {
-    throw new ProtocolError(
-      `string of ${Buffer.byteLength(value)} bytes exceeds ${MAX_CLASSIC_STRING_BYTES}`,
-    );
-  }
-  writer.writeNullableString(value);
+  if (compact) writer.writeCompactNullableString(value);
+  else writer.writeNullableString(value);
 }
 
 function writePrimitive(
@@ -122,9 +115,14 @@ function checkAbsentField(plan: StructPlan, fieldPlan: FieldPlan, value: unknown
 function checkUnknownTags(plan: StructPlan, unknown: readonly RawTaggedField[]): void {
   let previousTag = -1;
   for (const field of unknown) {
-    if (!Number.isInteger(field.tag) || field.tag <= previousTag || plan.tagLookup.has(field.tag)) {
+    if (
+      !Number.isInteger(field.tag) ||
+      field.tag <= previousTag ||
+      plan.tagLookup.has(field.tag) ||
+      plan.tagsOfOtherVersions.has(field.tag)
+    ) {
       throw new ProtocolError(
-        `unknown tagged fields must have ascending tags unknown to version ${plan.version}, got ${field.tag}`,
+        `unknown tagged fields must have ascending tags the struct never declares, got ${field.tag} at version ${plan.version}`,
         `${plan.name}.unknownTaggedFields`,
       );
     }

@@ -34,6 +34,11 @@ export class VersionRange {
     return version >= this.lowest && version <= this.highest;
   }
 
+  /** Whether some version lies in both ranges. */
+  intersects(other: VersionRange): boolean {
+    return Math.max(this.lowest, other.lowest) <= Math.min(this.highest, other.highest);
+  }
+
   toString(): string {
     if (this.isEmpty()) return 'none';
     if (this.highest === 0x7fff) return `${this.lowest}+`;

@@ -65,7 +65,9 @@ function fieldArbitrary(plan: FieldPlan): fc.Arbitrary<unknown> {
 
 function unknownTaggedFieldsArbitrary(plan: StructPlan): fc.Arbitrary<RawTaggedField[]> {
   return fc.uniqueArray(fc.integer({ min: 0, max: 300 }), { maxLength: 2 }).chain((tags) => {
-    const free = tags.filter((tag) => !plan.tagLookup.has(tag)).sort((a, b) => a - b);
+    const free = tags
+      .filter((tag) => !plan.tagLookup.has(tag) && !plan.tagsOfOtherVersions.has(tag))
+      .sort((a, b) => a - b);
     return fc.tuple(...free.map((tag) => BYTES.map((data) => ({ tag, data }))));
   });
 }

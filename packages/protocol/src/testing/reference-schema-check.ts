@@ -2,7 +2,7 @@
  * Whether the reference-schema comparison can run. Kafka's schemas are read from the shared
  * folder beside the repository, never copied in; a clone without it skips the comparison with
  * one line saying so, but CI (`CI=true`) has that folder, so there a missing one is a failure:
- * the 35 comparisons must not turn into a silent skip.
+ * the comparisons must not turn into a silent skip.
  */
 export type ReferenceSchemaCheck =
   | { readonly kind: 'run' }
