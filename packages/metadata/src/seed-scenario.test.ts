@@ -35,7 +35,9 @@ import { SnapshotEmitter } from './snapshot/snapshot-emitter.js';
 import { SnapshotGenerator } from './snapshot/snapshot-generator.js';
 
 const MEBIBYTE = 1024 * 1024;
-const VALUE_BYTES = 100_000;
+/** Kafka refuses strings over 32767 bytes: three config values of 32,000 make a batch of about 96 KB. */
+const VALUE_BYTES = 32_000;
+const RECORDS_PER_BATCH = 3;
 /** About 20 MiB committed in one read: more than each buffer below, so each refills. */
 const COMMITTED_BATCHES = 200;
 const UNCOMMITTED_BATCHES = 30;
@@ -51,13 +53,15 @@ const metadataVersion = latest(MetadataRecordType.FEATURE_LEVEL_RECORD, {
   featureLevel: 21,
 });
 
-function configRecord(name: string): ApiMessageAndVersion {
-  return latest(MetadataRecordType.CONFIG_RECORD, {
-    resourceType: 4,
-    resourceName: '0',
-    name,
-    value: name.padEnd(VALUE_BYTES, '.'),
-  });
+function configRecords(prefix: string): ApiMessageAndVersion[] {
+  return Array.from({ length: RECORDS_PER_BATCH }, (_, index) =>
+    latest(MetadataRecordType.CONFIG_RECORD, {
+      resourceType: 4,
+      resourceName: '0',
+      name: `${prefix}.${index}`,
+      value: `${prefix}.${index}`.padEnd(VALUE_BYTES, '.'),
+    }),
+  );
 }
 
 /** Kafka's old committed read: whole buffer fills, the last one past the high watermark. */
@@ -172,14 +176,20 @@ async function runSeedScenario(options: ScenarioOptions) {
   expect(observer.installed).toBe(1);
 
   for (let index = 0; index < COMMITTED_BATCHES; index += 1) {
-    const record = configRecord(`committed-${index}`);
-    committed.push(record);
-    context.client.scheduleAppend(epoch, [serde.write(record)]);
+    const records = configRecords(`committed-${index}`);
+    committed.push(...records);
+    context.client.scheduleAppend(
+      epoch,
+      records.map((record) => serde.write(record)),
+    );
     await context.poll();
   }
   const highWatermark = context.log.endOffset();
   for (let index = 0; index < UNCOMMITTED_BATCHES; index += 1) {
-    context.client.scheduleAppend(epoch, [serde.write(configRecord(`uncommitted-${index}`))]);
+    context.client.scheduleAppend(
+      epoch,
+      configRecords(`uncommitted-${index}`).map((record) => serde.write(record)),
+    );
     await context.poll();
   }
   for (const voterId of [1, 2]) {
@@ -203,7 +213,7 @@ async function runSeedScenario(options: ScenarioOptions) {
     raftError = error;
   }
   expect(context.client.highWatermark()).toBe(highWatermark);
-  expect(context.log.endOffset()).toBe(highWatermark + UNCOMMITTED_BATCHES);
+  expect(context.log.endOffset()).toBe(highWatermark + UNCOMMITTED_BATCHES * RECORDS_PER_BATCH);
   const committedRead = context.log.read(loadedBeforeBigRead, 'committed').records.sizeInBytes();
   expect(committedRead).toBeGreaterThan(Math.max(8 * MEBIBYTE, options.bufferBytes));
 
