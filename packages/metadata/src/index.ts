@@ -1,4 +1,64 @@
+// The image, the loader and the snapshot generator.
+export { MetadataFaultError } from './errors/metadata-fault-error.js';
 export { MetadataParseError, type MetadataParseFailure } from './errors/metadata-parse-error.js';
+export { MetadataReplayError } from './errors/metadata-replay-error.js';
+export { RecordAboveHighWatermarkError } from './errors/record-above-high-watermark-error.js';
+export {
+  type FaultHandler,
+  LoggingFaultHandler,
+  ProcessTerminatingFaultHandler,
+} from './fault/fault-handler.js';
+export {
+  MetadataFaultCounts,
+  type MetadataFaultHandlerOptions,
+  metadataLoadingFaultHandler,
+  metadataPublishingFaultHandler,
+} from './fault/metadata-fault-handlers.js';
+export { SnapshotsDisabled } from './fault/snapshots-disabled.js';
+export { AclsImage, type StandardAclWithId } from './image/acls-image.js';
+export { ClientQuotasDelta } from './image/client-quotas-delta.js';
+export {
+  type ClientQuotaEntityPart,
+  ClientQuotaImage,
+  ClientQuotasImage,
+} from './image/client-quotas-image.js';
+export { ClusterDelta } from './image/cluster-delta.js';
+export { type BrokerRegistration, ClusterImage, type ControllerRegistration } from './image/cluster-image.js';
+export { ConfigurationsDelta } from './image/configurations-delta.js';
+export {
+  ConfigurationImage,
+  ConfigurationsImage,
+  configResourceKey,
+  TOPIC_RESOURCE_TYPE,
+} from './image/configurations-image.js';
+export { type DelegationTokenData, DelegationTokenImage } from './image/delegation-token-image.js';
+export { FeaturesDelta } from './image/features-delta.js';
+export { FeaturesImage, METADATA_VERSION_FEATURE } from './image/features-image.js';
+export { MetadataDelta } from './image/metadata-delta.js';
+export { MetadataImage, type MetadataImageParts } from './image/metadata-image.js';
+export { MetadataProvenance } from './image/metadata-provenance.js';
+export { ProducerIdsImage } from './image/producer-ids-image.js';
+export { type ScramCredential, ScramImage, scramCredentialKey } from './image/scram-image.js';
+export { TopicsDelta } from './image/topics-delta.js';
+export {
+  DIRECTORY_MIGRATING,
+  DIRECTORY_UNASSIGNED,
+  type PartitionRegistration,
+  TopicImage,
+  TopicsImage,
+} from './image/topics-image.js';
+export type { LoaderManifest, LogDeltaManifest, SnapshotManifest } from './loader/loader-manifest.js';
+export { MetadataBatchLoader, type MetadataBatchLoaderOptions } from './loader/metadata-batch-loader.js';
+export { EventLoopEventQueue, type MetadataEventQueue } from './loader/metadata-event-queue.js';
+export {
+  deltaFromEmpty,
+  INITIALIZE_NEW_PUBLISHERS_RETRY_MS,
+  MetadataLoader,
+  type MetadataLoaderOptions,
+} from './loader/metadata-loader.js';
+export { DurationSummary, MetadataLoaderMetrics } from './loader/metadata-loader-metrics.js';
+export type { MetadataPublisher } from './loader/metadata-publisher.js';
+export { type MetadataTime, SYSTEM_METADATA_TIME } from './loader/metadata-time.js';
 export {
   AbortTransactionRecord,
   type AbortTransactionRecordData,
@@ -83,3 +143,17 @@ export {
   MetadataRecordSerde,
 } from './serde/metadata-record-serde.js';
 export type { RecordSerde } from './serde/record-serde.js';
+export {
+  DEFAULT_MAX_STEP_MS,
+  DEFAULT_SNAPSHOT_BATCH_RECORDS,
+  type SnapshotEmitResult,
+  SnapshotEmitter,
+  SnapshotEmitterMetrics,
+  type SnapshotEmitterOptions,
+} from './snapshot/snapshot-emitter.js';
+export {
+  DEFAULT_MAX_BYTES_SINCE_LAST_SNAPSHOT,
+  DEFAULT_MAX_TIME_SINCE_LAST_SNAPSHOT_MS,
+  SnapshotGenerator,
+  type SnapshotGeneratorOptions,
+} from './snapshot/snapshot-generator.js';

@@ -1,0 +1,171 @@
+// Metadata image (issue: `pnpm bench metadata`): replay 1,000,000 PartitionRecords (10,000
+// topics × 100 partitions) from their serialized values into a MetadataImage, write that image as
+// a snapshot through a real KafkaRaftClient's createSnapshot on the on-disk log, and load the
+// snapshot back into a new image. Reported: time, heap growth, snapshot size, and the longest
+// stretch the SnapshotEmitter ran without yielding (with a 1 ms timer probe's longest delay).
+//
+// Env: KRAFT_BENCH_TOPICS (default 10000), KRAFT_BENCH_PARTITIONS (default 100),
+// KRAFT_BENCH_DIR (default os.tmpdir()).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import {
+  apiMessageAndVersion,
+  MetadataDelta,
+  MetadataImage,
+  MetadataProvenance,
+  MetadataRecordSerde,
+  MetadataRecordType,
+  SnapshotEmitter,
+} from '@kraft/metadata';
+import { Uuid } from '@kraft/protocol';
+import { openKafkaRaftLog } from '@kraft/raft';
+import { RaftClientTestContext } from '@kraft/raft/testing';
+import { NodeFileSystem, RecordsIterator } from '@kraft/records';
+
+function count(name: string, fallback: number): number {
+  const raw = process.env[name];
+  const value = raw === undefined ? fallback : Number(raw);
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw new Error(`${name} must be a positive integer, got ${raw}`);
+  return value;
+}
+
+const TOPICS = count('KRAFT_BENCH_TOPICS', 10_000);
+const PARTITIONS = count('KRAFT_BENCH_PARTITIONS', 100);
+const MEBIBYTE = 1024 * 1024;
+const serde = MetadataRecordSerde.INSTANCE;
+
+function serializedRecords(): Buffer[] {
+  const values: Buffer[] = [];
+  const directories = [Uuid.fromLongs(1n, 101n), Uuid.fromLongs(1n, 102n), Uuid.fromLongs(1n, 103n)];
+  for (let topic = 0; topic < TOPICS; topic += 1) {
+    const topicId = Uuid.fromLongs(7n, BigInt(topic + 1));
+    values.push(
+      serde.write(
+        apiMessageAndVersion(MetadataRecordType.TOPIC_RECORD, 0, { name: `topic-${topic}`, topicId }),
+      ),
+    );
+    for (let partitionId = 0; partitionId < PARTITIONS; partitionId += 1) {
+      const replicas = [partitionId % 5, (partitionId + 1) % 5, (partitionId + 2) % 5];
+      values.push(
+        serde.write(
+          apiMessageAndVersion(MetadataRecordType.PARTITION_RECORD, 2, {
+            partitionId,
+            topicId,
+            replicas,
+            isr: replicas,
+            removingReplicas: [],
+            addingReplicas: [],
+            leader: replicas[0] as number,
+            leaderRecoveryState: 0,
+            leaderEpoch: 3,
+            partitionEpoch: 5,
+            directories,
+            eligibleLeaderReplicas: [],
+            lastKnownElr: [],
+          }),
+        ),
+      );
+    }
+  }
+  return values;
+}
+
+function replay(values: Iterable<Buffer>, provenance: MetadataProvenance): MetadataImage {
+  const delta = new MetadataDelta(MetadataImage.EMPTY);
+  for (const value of values) delta.replay(serde.read(value));
+  return delta.apply(provenance);
+}
+
+function heapMiB(): number {
+  return process.memoryUsage().heapUsed / MEBIBYTE;
+}
+
+function line(label: string, value: string): void {
+  process.stdout.write(`  ${label.padEnd(44)} ${value}\n`);
+}
+
+async function main(): Promise<void> {
+  process.stdout.write(`metadata image: ${TOPICS} topics × ${PARTITIONS} partitions\n`);
+  const values = serializedRecords();
+  const valueBytes = values.reduce((sum, value) => sum + value.length, 0);
+  line('records (serialized)', `${values.length} (${(valueBytes / MEBIBYTE).toFixed(1)} MiB)`);
+
+  const heapBefore = heapMiB();
+  let startMs = performance.now();
+  const image = replay(values, new MetadataProvenance(0, 1, 0, true));
+  const replayMs = performance.now() - startMs;
+  line(
+    'replay into an image',
+    `${replayMs.toFixed(0)} ms (${((values.length / replayMs) * 1000).toFixed(0)} records/s)`,
+  );
+  line(
+    'heap growth holding the image',
+    `${(heapMiB() - heapBefore).toFixed(0)} MiB (heap ${heapMiB().toFixed(0)} MiB)`,
+  );
+
+  const directory = mkdtempSync(join(process.env['KRAFT_BENCH_DIR'] ?? tmpdir(), 'kraft-metadata-bench-'));
+  try {
+    const fileSystem = new NodeFileSystem();
+    const context = await RaftClientTestContext.builder(0, [0])
+      .withLogFactory(() => openKafkaRaftLog({ dir: directory, fileSystem }))
+      .build();
+    await context.poll();
+    const epoch = context.client.leaderAndEpoch().epoch;
+    context.client.scheduleAppend(epoch, [values[0] as Buffer]);
+    await context.poll();
+    await context.poll();
+    const highWatermark = context.client.highWatermark() as number;
+    const snapshotImage = new MetadataDelta(image).apply(
+      new MetadataProvenance(highWatermark - 1, epoch, 0, true),
+    );
+
+    let longestTimerDelayMs = 0;
+    let lastTickMs = performance.now();
+    const probe = setInterval(() => {
+      const nowMs = performance.now();
+      longestTimerDelayMs = Math.max(longestTimerDelayMs, nowMs - lastTickMs - 1);
+      lastTickMs = nowMs;
+    }, 1);
+    startMs = performance.now();
+    const result = await new SnapshotEmitter({ raftClient: context.client }).maybeEmit(snapshotImage);
+    const writeMs = performance.now() - startMs;
+    clearInterval(probe);
+    if (result === undefined) throw new Error('the snapshot was not written');
+    line(
+      'write the snapshot (createSnapshot, on disk)',
+      `${writeMs.toFixed(0)} ms, ${result.batchCount} batches`,
+    );
+    line('snapshot size', `${(result.sizeInBytes / MEBIBYTE).toFixed(1)} MiB`);
+    line(
+      'longest step without yielding',
+      `${result.longestStepMs.toFixed(1)} ms (1 ms timer's longest delay ${longestTimerDelayMs.toFixed(1)} ms)`,
+    );
+
+    startMs = performance.now();
+    const raw = context.log.readSnapshot(result.snapshotId);
+    if (raw === undefined) throw new Error('the snapshot cannot be read');
+    const loadedValues: Buffer[] = [];
+    for (const batch of new RecordsIterator(raw.records())) {
+      if (batch.isControl) continue;
+      for (const record of batch.records) loadedValues.push(record.value as Buffer);
+    }
+    const loaded = replay(loadedValues, snapshotImage.provenance);
+    const loadMs = performance.now() - startMs;
+    raw.close();
+    line('load the snapshot back', `${loadMs.toFixed(0)} ms`);
+    let partitions = 0;
+    for (const topic of loaded.topics.topicsById.values()) partitions += topic.partitions.size;
+    if (loaded.topics.topicsById.size !== TOPICS || partitions !== TOPICS * PARTITIONS) {
+      throw new Error(`loaded ${loaded.topics.topicsById.size} topics and ${partitions} partitions`);
+    }
+    line('loaded back', `${loaded.topics.topicsById.size} topics, ${partitions} partitions`);
+    line('peak RSS', `${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+await main();

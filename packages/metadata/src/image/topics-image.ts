@@ -1,0 +1,81 @@
+import { Uuid } from '@kraft/protocol';
+import { Map as PersistentMap } from 'immutable';
+import { MetadataRecordType } from '../records/metadata-record-type.js';
+import type { PartitionRecordData } from '../records/partition-record.js';
+import type { ApiMessageAndVersion } from '../serde/api-message-and-version.js';
+import { latestRecord, sortedKeys } from './image-records.js';
+
+/**
+ * A partition's state as a full PartitionRecord (Kafka's `PartitionRegistration`): replicas and
+ * their directories, ISR, ELR, last known ELR, leader, leader recovery state, leader epoch and
+ * partition epoch. Directories are always one per replica (MIGRATING for a record that predates
+ * them), ELRs never null, as in Kafka's registration.
+ */
+export type PartitionRegistration = Readonly<PartitionRecordData>;
+
+/** One topic: its name, id and partitions by index (Kafka's `TopicImage`). */
+export class TopicImage {
+  readonly name: string;
+  readonly topicId: Uuid;
+  readonly partitions: PersistentMap<number, PartitionRegistration>;
+
+  constructor(name: string, topicId: Uuid, partitions: PersistentMap<number, PartitionRegistration>) {
+    this.name = name;
+    this.topicId = topicId;
+    this.partitions = partitions;
+  }
+
+  *records(): Generator<ApiMessageAndVersion> {
+    yield latestRecord(MetadataRecordType.TOPIC_RECORD, { name: this.name, topicId: this.topicId });
+    for (const partitionId of sortedKeys(this.partitions.keys())) {
+      const partition = this.partitions.get(partitionId) as PartitionRegistration;
+      yield latestRecord(MetadataRecordType.PARTITION_RECORD, partition);
+    }
+  }
+}
+
+/**
+ * Topics by id and by name (Kafka's `TopicsImage`). Ids are keyed by their text form: a `Uuid`
+ * object has no hash of its own, and the text is cached on it.
+ */
+export class TopicsImage {
+  static readonly EMPTY = new TopicsImage(PersistentMap(), PersistentMap());
+
+  readonly topicsById: PersistentMap<string, TopicImage>;
+  readonly topicsByName: PersistentMap<string, TopicImage>;
+
+  constructor(
+    topicsById: PersistentMap<string, TopicImage>,
+    topicsByName: PersistentMap<string, TopicImage>,
+  ) {
+    this.topicsById = topicsById;
+    this.topicsByName = topicsByName;
+  }
+
+  getTopic(topicId: Uuid): TopicImage | undefined {
+    return this.topicsById.get(topicId.toString());
+  }
+
+  getTopicByName(name: string): TopicImage | undefined {
+    return this.topicsByName.get(name);
+  }
+
+  getPartition(topicId: Uuid, partitionId: number): PartitionRegistration | undefined {
+    return this.getTopic(topicId)?.partitions.get(partitionId);
+  }
+
+  isEmpty(): boolean {
+    return this.topicsById.size === 0;
+  }
+
+  *records(): Generator<ApiMessageAndVersion> {
+    for (const name of sortedKeys(this.topicsByName.keys())) {
+      yield* (this.topicsByName.get(name) as TopicImage).records();
+    }
+  }
+}
+
+/** Kafka's `DirectoryId.MIGRATING`: the replica's directory predates directory assignment. */
+export const DIRECTORY_MIGRATING = Uuid.fromLongs(0n, 2n);
+/** Kafka's `DirectoryId.UNASSIGNED`: a new replica not yet placed in a directory. */
+export const DIRECTORY_UNASSIGNED = Uuid.ZERO;
