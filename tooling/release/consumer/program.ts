@@ -1,12 +1,21 @@
 // A program outside the workspace, installed from a registry, using each package's public API
 // the way its README shows: a Kafka message round trip, a record batch built and decoded, a log
-// opened on disk, and a single-node quorum over TCP that commits a record and describes itself.
+// opened on disk, a metadata record framed, read back and applied to an image, and a single-node
+// quorum over TCP that commits a record and describes itself.
 // It prints one JSON line that the registry test checks.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RaftLog } from '@kraft/log';
-import { VoteRequest } from '@kraft/protocol';
+import {
+  apiMessageAndVersion,
+  MetadataDelta,
+  MetadataImage,
+  MetadataProvenance,
+  MetadataRecordSerde,
+  MetadataRecordType,
+} from '@kraft/metadata';
+import { Uuid, VoteRequest } from '@kraft/protocol';
 import {
   type BatchReader,
   createSystemRandom,
@@ -51,6 +60,18 @@ function openAndCloseLog(directory: string): number {
   }
 }
 
+function topicIntoImage(): string | undefined {
+  const serde = MetadataRecordSerde.INSTANCE;
+  const topicId = Uuid.randomUuid();
+  const value = serde.write(
+    apiMessageAndVersion(MetadataRecordType.TOPIC_RECORD, 0, { name: 'events', topicId }),
+  );
+  const delta = new MetadataDelta(MetadataImage.EMPTY);
+  delta.replay(serde.read(value));
+  const image = delta.apply(new MetadataProvenance(0, 1, Date.now(), true));
+  return image.topics.getTopic(topicId)?.name;
+}
+
 class CommittedValues implements Listener {
   readonly values: string[] = [];
   handleCommit(reader: BatchReader): void {
@@ -87,15 +108,16 @@ async function commitOnSingleNodeQuorum(directory: string) {
   });
   const [bound] = await channel.start();
   const log = openKafkaRaftLog({ dir: directory, fileSystem });
+  const quorumStateStore = new FileQuorumStateStore({
+    fileSystem,
+    path: join(directory, '__cluster_metadata-0', 'quorum-state'),
+  });
   const client = new KafkaRaftClient({
     nodeId: 1,
     voters: VoterSet.fromQuorumVotersConfig(`1@127.0.0.1:${bound?.port}`, 'CONTROLLER'),
     log,
     network: channel,
-    quorumStateStore: new FileQuorumStateStore({
-      fileSystem,
-      path: join(directory, '__cluster_metadata-0', 'quorum-state'),
-    }),
+    quorumStateStore,
     random,
     listenerName: 'CONTROLLER',
     config: { appendLingerMs: 0 },
@@ -103,7 +125,7 @@ async function commitOnSingleNodeQuorum(directory: string) {
   const listener = new CommittedValues();
   client.register(listener);
   client.initialize(time.milliseconds());
-  const driver = new RaftDriver({ client, log, time });
+  const driver = new RaftDriver({ client, log, network: channel, quorumStateStore, time });
   const stopped = driver.start();
   channel.attach(driver);
   try {
@@ -126,6 +148,7 @@ try {
     voteClusterId: voteRoundTrip(),
     batchValues: batchRoundTrip(),
     plainLogEndOffset: openAndCloseLog(directory),
+    metadataTopicName: topicIntoImage(),
     quorum: await commitOnSingleNodeQuorum(join(directory, 'quorum')),
   };
   process.stdout.write(`${JSON.stringify(summary)}\n`);

@@ -29,6 +29,8 @@ export interface WorkspaceExpectations {
  */
 export const testingKitAllowlist: ReadonlyMap<string, string> = new Map([
   ['@kraft/raft', 'the RPC-level RaftClientTestContext kit is exported as @kraft/raft/testing for users'],
+  ['@kraft/protocol', 'message arbitraries and the reference-schema comparison, for schema DSL users'],
+  ['@kraft/metadata', 'an arbitrary of every metadata record, for users testing publishers'],
 ]);
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -27,8 +27,26 @@ const execFileAsync = promisify(execFile);
 /** A version no real release uses, so nothing here can be mistaken for one. */
 const PRERELEASE_SUFFIX = '-registry-test.0';
 const PUBLISH_CONCURRENCY = 3;
+/**
+ * Optional peer dependencies of the `./testing` entry points (their fast-check arbitraries); a
+ * user who imports those installs them, and so does the consumer here.
+ */
+const OPTIONAL_PEERS = ['fast-check'];
 const consumerFixtures = join(import.meta.dirname, '..', 'consumer');
 const typescriptCompiler = join(repositoryRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+
+/** Runs tsc on the consumer; a failure carries tsc's own diagnostics, not only its exit code. */
+function compileConsumer(project: string): void {
+  try {
+    execFileSync(process.execPath, [typescriptCompiler, '-p', project], {
+      cwd: consumerDirectory,
+      encoding: 'utf8',
+    });
+  } catch (error) {
+    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+    throw new Error(`tsc -p ${project} failed:\n${stdout}${stderr}`);
+  }
+}
 
 const packages = publishedPackages();
 const workDirectory = mkdtempSync(join(tmpdir(), 'kraft-publish-'));
@@ -65,7 +83,7 @@ function rewriteToPrerelease(manifestPath: string): void {
 async function publishThirdParty(local: LocalRegistry): Promise<void> {
   const closure = thirdPartyClosure(
     packages.map(({ path }) => path),
-    { from: repositoryRoot, names: ['@types/node'] },
+    { from: repositoryRoot, names: ['@types/node', ...OPTIONAL_PEERS] },
   );
   const mirrored = new Set(closure.map(({ name }) => name));
   await inBatches(closure, async (installed) => {
@@ -85,11 +103,12 @@ async function publishKraftPackages(local: LocalRegistry): Promise<void> {
   });
 }
 
-function typesNodeVersion(): string {
+/** The root's pinned version of a dev dependency the consumer installs beside the packages. */
+function rootDevDependencyVersion(name: string): string {
   const manifest = JSON.parse(readFileSync(join(repositoryRoot, 'package.json'), 'utf8')) as {
     devDependencies: Record<string, string>;
   };
-  return String(manifest.devDependencies['@types/node']);
+  return String(manifest.devDependencies[name]);
 }
 
 beforeAll(async () => {
@@ -103,7 +122,10 @@ beforeAll(async () => {
   await registry.npm(['init', '-y'], consumerDirectory);
   await registry.npm(['pkg', 'set', 'type=module'], consumerDirectory);
   const specs = packages.map(({ name }) => `${name}@${prereleaseVersion}`);
-  await registry.npm(['install', ...specs, `@types/node@${typesNodeVersion()}`], consumerDirectory);
+  const extras = ['@types/node', ...OPTIONAL_PEERS].map(
+    (name) => `${name}@${rootDevDependencyVersion(name)}`,
+  );
+  await registry.npm(['install', ...specs, ...extras], consumerDirectory);
   copyFileSync(join(consumerFixtures, 'program.ts'), join(consumerDirectory, 'program.ts'));
   for (const { name, path } of packages) {
     const { example } = readmeQuickStart(readFileSync(join(path, 'README.md'), 'utf8'), name);
@@ -152,14 +174,12 @@ describe('the packages published to a local registry', () => {
       join(consumerFixtures, 'tsconfig.bundler.json'),
       join(consumerDirectory, 'tsconfig.bundler.json'),
     );
-    execFileSync(process.execPath, [typescriptCompiler, '-p', 'tsconfig.bundler.json'], {
-      cwd: consumerDirectory,
-    });
+    compileConsumer('tsconfig.bundler.json');
   });
 
   it('compiles the consumer with moduleResolution node16, runs it and commits on a single-node quorum', () => {
     copyFileSync(join(consumerFixtures, 'tsconfig.node16.json'), join(consumerDirectory, 'tsconfig.json'));
-    execFileSync(process.execPath, [typescriptCompiler, '-p', 'tsconfig.json'], { cwd: consumerDirectory });
+    compileConsumer('tsconfig.json');
     const output = execFileSync(process.execPath, [join('dist', 'program.js')], {
       cwd: consumerDirectory,
       encoding: 'utf8',
@@ -169,6 +189,7 @@ describe('the packages published to a local registry', () => {
       voteClusterId: 'consumer-cluster',
       batchValues: ['first', 'second'],
       plainLogEndOffset: 0,
+      metadataTopicName: 'events',
       quorum: {
         role: 'leader',
         epoch: expect.any(Number),
