@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { runServer } from 'verdaccio';
+import { readJson } from './workspace.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -82,10 +83,7 @@ async function addUser(url: string): Promise<string> {
 async function putPackage(url: string, token: string, packagePath: string): Promise<void> {
   if (basename(packagePath) !== 'package')
     throw new Error(`${packagePath}: the folder must be named package`);
-  const manifest = JSON.parse(readFileSync(join(packagePath, 'package.json'), 'utf8')) as {
-    name: string;
-    version: string;
-  };
+  const manifest = readJson<{ name: string; version: string }>(join(packagePath, 'package.json'));
   const tarballPath = `${packagePath}.tgz`;
   await execFileAsync('tar', ['-czf', tarballPath, '-C', dirname(packagePath), 'package']);
   const tarball = readFileSync(tarballPath);

@@ -1,8 +1,9 @@
 // The registry test installs from a registry with no uplinks, so every third-party package the
 // published @kraft packages depend on (transitively, optional platform binaries included where
 // this machine has them) is published there too, copied from this workspace's install.
-import { cpSync, existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, realpathSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { readJson } from './workspace.js';
 
 /** One installed third-party package. */
 export interface InstalledPackage {
@@ -20,7 +21,7 @@ interface DependencyFields {
 }
 
 function readManifest(path: string): DependencyFields {
-  return JSON.parse(readFileSync(join(path, 'package.json'), 'utf8')) as DependencyFields;
+  return readJson<DependencyFields>(join(path, 'package.json'));
 }
 
 /** Where Node would find `name` from `fromPath`: the nearest node_modules/<name> above it. */
@@ -82,7 +83,7 @@ export function stageForMirror(
 ) {
   cpSync(installed.path, stagingPath, { recursive: true, dereference: true });
   const manifestPath = join(stagingPath, 'package.json');
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, unknown>;
+  const manifest = readJson(manifestPath);
   delete manifest['scripts'];
   delete manifest['publishConfig'];
   delete manifest['devDependencies'];

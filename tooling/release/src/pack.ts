@@ -1,9 +1,10 @@
 // Packs a workspace package the way `pnpm publish` would (workspace:* turned into versions) and
 // reads the tarball back: its file list, its manifest and its source maps.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { PackageManifest, TarballContents } from './package-rules.js';
+import { readJson } from './workspace.js';
 
 /** A packed package: the tarball and the folder it was unpacked into. */
 export interface PackedPackage {
@@ -37,9 +38,9 @@ export function packPackage(packagePath: string, destination: string): PackedPac
     .sort();
   const sourceMaps = new Map<string, ReadonlyArray<string>>();
   for (const file of files.filter((path) => path.endsWith('.map'))) {
-    const map = JSON.parse(readFileSync(join(unpackedPath, file), 'utf8')) as { sources?: unknown };
+    const map = readJson<{ sources?: unknown }>(join(unpackedPath, file));
     sourceMaps.set(file, Array.isArray(map.sources) ? map.sources.map(String) : []);
   }
-  const manifest = JSON.parse(readFileSync(join(unpackedPath, 'package.json'), 'utf8')) as PackageManifest;
+  const manifest = readJson<PackageManifest>(join(unpackedPath, 'package.json'));
   return { tarballPath, unpackedPath, contents: { manifest, files, sourceMaps } };
 }

@@ -19,8 +19,9 @@ export interface WorkspacePackage {
   readonly manifest: PackageManifest & { readonly name: string; readonly version: string };
 }
 
-function readJson(path: string): Record<string, unknown> {
-  return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+/** A JSON file's content, typed as the caller expects it (a manifest, a source map). */
+export function readJson<T = Record<string, unknown>>(path: string): T {
+  return JSON.parse(readFileSync(path, 'utf8')) as T;
 }
 
 /** Every package under packages/ that is not private, sorted by folder. */

@@ -7,7 +7,7 @@ import {
   FileRecords,
   type FileSystem,
   type KafkaRecord,
-  RecordBatch,
+  type RecordBatch,
 } from '@kraft/records';
 import { type BatchSummary, batchJson, batchText, recordText, summarizeBatch } from './batch-lines.js';
 import { type DecodedRecord, decodeControl, decodeMetadata } from './decoded-record.js';
@@ -36,12 +36,12 @@ function fileHeading(path: string): string {
  * Where a record's value starts in the file, when its bytes are the file's own (an uncompressed
  * batch); undefined inside a compressed batch, whose values are inflated copies.
  */
-function valuePosition(batch: RecordBatch, bytes: Buffer, value: Buffer): number | undefined {
-  if (batch.compressionType !== 'none' || value.buffer !== bytes.buffer) return undefined;
-  return batch.position + (value.byteOffset - bytes.byteOffset);
+function valuePosition(batch: RecordBatch, value: Buffer): number | undefined {
+  if (batch.compressionType !== 'none' || value.buffer !== batch.bytes.buffer) return undefined;
+  return batch.position + (value.byteOffset - batch.bytes.byteOffset);
 }
 
-function decodeRecord(path: string, batch: RecordBatch, bytes: Buffer, record: KafkaRecord): DecodedRecord {
+function decodeRecord(path: string, batch: RecordBatch, record: KafkaRecord): DecodedRecord {
   if (batch.isControl) return decodeControl(record, batch.position);
   if (record.value === null) {
     throw new DumpLogError(path, batch.position, `metadata record at offset ${record.offset} has no value`);
@@ -50,7 +50,7 @@ function decodeRecord(path: string, batch: RecordBatch, bytes: Buffer, record: K
     return decodeMetadata(record, record.value);
   } catch (error) {
     if (!MetadataParseError.isMetadataParseError(error)) throw error;
-    const start = valuePosition(batch, bytes, record.value);
+    const start = valuePosition(batch, record.value);
     const where = start === undefined ? batch.position : start + error.position;
     const inCompressed = start === undefined ? ` (byte ${error.position} of its inflated value)` : '';
     throw new DumpLogError(
@@ -64,7 +64,7 @@ function decodeRecord(path: string, batch: RecordBatch, bytes: Buffer, record: K
   }
 }
 
-function dumpBatch(path: string, batch: RecordBatch, bytes: Buffer, options: DumpFileOptions): void {
+function dumpBatch(path: string, batch: RecordBatch, options: DumpFileOptions): void {
   const summary: BatchSummary = summarizeBatch(batch);
   const writeText = options.format === 'text';
   if (writeText) options.writeLine(batchText(summary));
@@ -77,7 +77,7 @@ function dumpBatch(path: string, batch: RecordBatch, bytes: Buffer, options: Dum
   }
   const decoded: DecodedRecord[] = [];
   for (const record of batch.records()) {
-    const one = decodeRecord(path, batch, bytes, record);
+    const one = decodeRecord(path, batch, record);
     if (writeText) options.writeLine(recordText(summary, one));
     else decoded.push(one);
   }
@@ -117,9 +117,7 @@ export function dumpLogFile(path: string, options: DumpFileOptions): void {
   try {
     for (const header of records.batches()) {
       position = header.position;
-      const bytes = Buffer.allocUnsafe(header.sizeInBytes);
-      records.readInto(bytes, header.position);
-      dumpBatch(path, new RecordBatch(bytes, header.position), bytes, options);
+      dumpBatch(path, header.load(), options);
       position = header.position + header.sizeInBytes;
     }
     const trailing = records.sizeInBytes() - position;

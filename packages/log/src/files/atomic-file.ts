@@ -19,16 +19,13 @@ export function joinPath(directory: string, name: string): string {
  * After a crash at any step the file holds either its old or its new content, never a mix.
  */
 export function writeFileAtomically(fileSystem: FileSystem, path: string, content: Uint8Array): void {
-  const temporaryPath = `${path}.tmp`;
-  const handle = fileSystem.open(temporaryPath, { create: true });
+  const handle = openTemporaryCopy(fileSystem, path, content);
   try {
-    handle.truncate(0);
-    handle.write(content, 0);
     handle.sync();
   } finally {
     handle.close();
   }
-  fileSystem.rename(temporaryPath, path);
+  fileSystem.rename(temporaryPath(path), path);
   fileSystem.syncDirectory(parentDirectory(path));
 }
 
@@ -41,17 +38,31 @@ export async function writeFileAtomicallyAsync(
   path: string,
   content: Uint8Array,
 ): Promise<void> {
-  const temporaryPath = `${path}.tmp`;
-  const handle = fileSystem.open(temporaryPath, { create: true });
+  const handle = openTemporaryCopy(fileSystem, path, content);
   try {
-    handle.truncate(0);
-    handle.write(content, 0);
     await handle.syncAsync();
   } finally {
     handle.close();
   }
-  fileSystem.rename(temporaryPath, path);
+  fileSystem.rename(temporaryPath(path), path);
   await fileSystem.syncDirectoryAsync(parentDirectory(path));
+}
+
+function temporaryPath(path: string): string {
+  return `${path}.tmp`;
+}
+
+/** `<path>.tmp` holding exactly `content`, still open and not yet synced. */
+function openTemporaryCopy(fileSystem: FileSystem, path: string, content: Uint8Array) {
+  const handle = fileSystem.open(temporaryPath(path), { create: true });
+  try {
+    handle.truncate(0);
+    handle.write(content, 0);
+    return handle;
+  } catch (error) {
+    handle.close();
+    throw error;
+  }
 }
 
 /** Reads a whole small file, or returns undefined when it does not exist. */

@@ -10,24 +10,11 @@ import { ProducerIdsImage } from './producer-ids-image.js';
 import { ScramImage } from './scram-image.js';
 import { TopicsImage } from './topics-image.js';
 
-export interface MetadataImageParts {
-  readonly provenance: MetadataProvenance;
-  readonly features: FeaturesImage;
-  readonly cluster: ClusterImage;
-  readonly topics: TopicsImage;
-  readonly configs: ConfigurationsImage;
-  readonly clientQuotas: ClientQuotasImage;
-  readonly producerIds: ProducerIdsImage;
-  readonly acls: AclsImage;
-  readonly scram: ScramImage;
-  readonly delegationTokens: DelegationTokenImage;
-}
-
 /**
  * The cluster metadata at one log offset (Kafka's `MetadataImage`). Immutable: a
  * `MetadataDelta` makes the next image and shares every part, and every entry, it did not change.
  */
-export class MetadataImage implements MetadataImageParts {
+export class MetadataImage {
   static readonly EMPTY = new MetadataImage({
     provenance: MetadataProvenance.EMPTY,
     features: FeaturesImage.EMPTY,
@@ -101,3 +88,6 @@ export class MetadataImage implements MetadataImageParts {
     yield* this.delegationTokens.records();
   }
 }
+
+/** What an image is made of: its fields, without its methods. */
+export type MetadataImageParts = Omit<MetadataImage, 'offset' | 'isEmpty' | 'records'>;

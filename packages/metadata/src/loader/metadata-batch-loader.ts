@@ -69,7 +69,6 @@ export class MetadataBatchLoader {
       let indexWithinBatch = 0;
       for (const record of batch.records) {
         this.loadRecord(record.value, record.offset, indexWithinBatch, leaderAndEpoch);
-        this.lastOffset = record.offset;
         indexWithinBatch += 1;
       }
     }

@@ -234,6 +234,34 @@ describe('MetadataLoader', () => {
     expect(topicNames(loader.currentImage())).toEqual(['topic-0', 'topic-1']);
   });
 
+  it('guards a batch with the high watermark read when raft handed its reader over', () => {
+    const { queue, loader, faults, state } = harness(4);
+    const reader = new FakeBatchReader([dataBatch(3, [topic(0), topic(1)])]);
+    loader.handleCommit(reader);
+    // Moving on before the queued load runs does not let the batch through.
+    state.highWatermark = 100;
+    queue.runAll();
+    expect(faults.faults[0]?.cause).toBeInstanceOf(RecordAboveHighWatermarkError);
+    expect(loader.currentImage().isEmpty()).toBe(true);
+    expect(reader.closed).toBe(false);
+  });
+
+  it('never applies a batch while the high watermark is unknown', () => {
+    const { queue, loader, faults } = harness(undefined);
+    loader.handleCommit(new FakeBatchReader([dataBatch(0, [topic(0)])]));
+    queue.runAll();
+    expect(faults.faults[0]?.cause).toBeInstanceOf(RecordAboveHighWatermarkError);
+    expect(loader.currentImage().isEmpty()).toBe(true);
+  });
+
+  it('loads a snapshot ending exactly at the high watermark', () => {
+    const { queue, loader, faults } = harness(5);
+    loader.handleLoadSnapshot(new FakeSnapshotReader({ offset: 5, epoch: 1 }, 0, [dataBatch(0, [topic(0)])]));
+    queue.runAll();
+    expect(faults.faults).toEqual([]);
+    expect(topicNames(loader.currentImage())).toEqual(['topic-0']);
+  });
+
   it('refuses a snapshot ending above the high watermark', () => {
     const { queue, loader, faults } = harness(5);
     loader.handleLoadSnapshot(new FakeSnapshotReader({ offset: 6, epoch: 1 }, 0, [dataBatch(0, [topic(0)])]));

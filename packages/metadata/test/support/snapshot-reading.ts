@@ -16,11 +16,11 @@ export function snapshotBatches(log: RaftLog, snapshotId: OffsetAndEpoch): Batch
   }
 }
 
-/** The metadata record values of a snapshot, in order (copied out of the read buffer). */
+/** The metadata record values of a snapshot, in order (each batch owns its bytes, so no copy). */
 export function snapshotRecordValues(log: RaftLog, snapshotId: OffsetAndEpoch): Buffer[] {
   return snapshotBatches(log, snapshotId)
     .filter((batch) => !batch.isControl)
-    .flatMap((batch) => batch.records.map((record) => Buffer.from(record.value as Buffer)));
+    .flatMap((batch) => batch.records.map((record) => record.value as Buffer));
 }
 
 /** The image a snapshot holds, replayed on the empty image. */

@@ -30,6 +30,12 @@ export const TypeCode = {
 
 export const Presence = { absent: 0, inline: 1, tagged: 2 } as const;
 
+/**
+ * Kafka's limit on a string field, in bytes, whatever its length encoding: its generated writers
+ * refuse more, and its readers refuse a longer compact length (a classic int16 cannot exceed it).
+ */
+export const MAX_STRING_BYTES = 0x7fff;
+
 /** One field of a struct at one version: everything the reader and writer need, precomputed. */
 export interface FieldPlan {
   readonly name: string;

@@ -1,10 +1,14 @@
 import { ProtocolError } from '../errors/protocol-error.js';
 import { ByteReader } from '../primitives/byte-reader.js';
 import type { RawTaggedField, TaggedFieldsCarrier } from './field-declaration.js';
-import { createDefaultValue, type FieldPlan, Presence, type StructPlan, TypeCode } from './struct-plan.js';
-
-/** Kafka's limit on a string field, in bytes; a classic int16 length cannot exceed it anyway. */
-const MAX_STRING_BYTES = 0x7fff;
+import {
+  createDefaultValue,
+  type FieldPlan,
+  MAX_STRING_BYTES,
+  Presence,
+  type StructPlan,
+  TypeCode,
+} from './struct-plan.js';
 
 function readPrimitive(reader: ByteReader, typeCode: number, compact: boolean, nullable: boolean): unknown {
   switch (typeCode) {

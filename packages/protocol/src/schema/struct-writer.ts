@@ -3,10 +3,15 @@ import { UnsupportedVersionError } from '../errors/unsupported-version-error.js'
 import type { ByteWriter } from '../primitives/byte-writer.js';
 import type { Uuid } from '../primitives/uuid.js';
 import type { RawTaggedField, TaggedFieldsCarrier } from './field-declaration.js';
-import { type FieldPlan, isDefaultValue, Presence, type StructPlan, TypeCode } from './struct-plan.js';
+import {
+  type FieldPlan,
+  isDefaultValue,
+  MAX_STRING_BYTES,
+  Presence,
+  type StructPlan,
+  TypeCode,
+} from './struct-plan.js';
 
-/** Kafka's limit on a string field, in bytes, whatever its length encoding. */
-const MAX_STRING_BYTES = 0x7fff;
 const NO_TAGGED_FIELDS: readonly RawTaggedField[] = Object.freeze([]);
 
 /**

@@ -210,13 +210,8 @@ export class MemoryFileSystem implements FileSystem {
     }
   }
 
-  syncDirectoryAsync(directory: string): Promise<void> {
-    try {
-      this.syncDirectory(directory);
-      return Promise.resolve();
-    } catch (error) {
-      return Promise.reject(error);
-    }
+  async syncDirectoryAsync(directory: string): Promise<void> {
+    this.syncDirectory(directory);
   }
 
   syncDirectory(directory: string): void {
