@@ -83,8 +83,9 @@ export interface RawSnapshotWriter {
 }
 
 /**
- * A frozen snapshot opened for reading (Kafka's `RawSnapshotReader`), shared by every reader the
- * log hands out for the same id: its file stays open until the log deletes the snapshot or closes.
+ * A frozen snapshot opened for reading (Kafka's `RawSnapshotReader`). The log keeps one per
+ * snapshot id for every caller of `readSnapshot`: its file stays open until the log deletes the
+ * snapshot or closes.
  */
 export interface RawSnapshotReader {
   /** The snapshot's id: the end offset (exclusive) and epoch of the log prefix it holds. */

@@ -256,7 +256,10 @@ export class RaftLog {
     return this.log.read(startOffset, isolation, maxSizeBytes);
   }
 
-  /** The log start offset: the first offset still in the log (the latest snapshot's end, at most). */
+  /**
+   * The log start offset: the first offset still in the log. Never above the latest snapshot's
+   * end offset, so every record below it is in a snapshot.
+   */
   startOffset(): number {
     return this.log.logStartOffset();
   }

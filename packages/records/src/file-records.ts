@@ -25,7 +25,7 @@ export interface FileRecordsOpenOptions {
 /** Something `writeTo` can send to: a socket or any writable. `false` means "stop for now" (backpressure). */
 export interface RecordsDestination {
   /**
-   * Takes one chunk (a view that stays valid); returns false when the destination wants no more
+   * Takes one chunk (a fresh buffer, so it may stay queued); returns false when it wants no more
    * for now, as `Writable.write` does, and `writeTo` then stops and reports how far it got.
    */
   write(chunk: Buffer): boolean;

@@ -17,7 +17,7 @@ export class LeaderEpochCache {
     this.entries = [...entries];
   }
 
-  /** Every entry, oldest epoch first; a live view, not a copy. */
+  /** Every entry, oldest epoch first. Not a copy, but never changed in place: changes replace the list. */
   all(): readonly EpochEntry[] {
     return this.entries;
   }

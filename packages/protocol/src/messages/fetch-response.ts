@@ -56,7 +56,7 @@ const NodeEndpoint = struct('NodeEndpoint', {
 /**
  * Fetch's response (api key 1), versions 4-18, flexible from 12 (where KRaft's tagged
  * `divergingEpoch`, `currentLeader` and `snapshotId` live). Its `records` are a zero-copy view of
- * the response on read, and are sent as their own chunks by `writeChunks`.
+ * the response on read; `writeChunks` sends large ones as their own chunks, uncopied.
  */
 export const FetchResponse = defineMessage({
   name: 'FetchResponse',

@@ -49,7 +49,7 @@ export interface FileLock {
 
 /** How {@link FileSystem.open} opens a file; both default to false. */
 export interface OpenOptions {
-  /** Create the file (empty) when it does not exist; otherwise a missing file is `ENOENT`. */
+  /** Create the file (empty) when it does not exist; otherwise, or with `readOnly`, a missing file is `ENOENT`. */
   create?: boolean;
   /** Open for reading only: writes, truncation and sync fail. */
   readOnly?: boolean;
