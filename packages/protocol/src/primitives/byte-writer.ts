@@ -149,10 +149,14 @@ export class ByteWriter {
   }
 
   /**
-   * Writes Kafka's `unsigned varint` (LEB128, 1 to 5 bytes). `value` must be an integer in
-   * 0..2^32-1: lengths and counts, which callers bound first; it is not checked here.
+   * Writes Kafka's `unsigned varint` (LEB128, 1 to 5 bytes).
+   *
+   * @throws {@link IllegalStateError} when `value` is not an integer in 0..2^32-1: a larger one
+   *   would need more than the 5 bytes Kafka's readers accept (and than the space reserved here).
    */
   writeUnsignedVarint(value: number): this {
+    // `>>> 0` maps every integer in 0..2^32-1 to itself and anything else elsewhere: one check.
+    if (value >>> 0 !== value) throw new IllegalStateError(`unsigned varint out of range: ${value}`);
     this.ensure(5);
     let remaining = value;
     while (remaining >= 0x80) {
