@@ -122,8 +122,9 @@ export interface RaftDriverOptions {
   readonly leadershipTransferTimeoutMs?: number;
 }
 
-/** Defaults of the operation bounds (see RaftDriverOptions). */
+/** Default bound of `readIndex()` (see RaftDriverOptions.readIndexTimeoutMs). */
 export const DEFAULT_READ_INDEX_TIMEOUT_MS = 2000;
+/** Default bound of `transferLeadership()` (see RaftDriverOptions.leadershipTransferTimeoutMs). */
 export const DEFAULT_LEADERSHIP_TRANSFER_TIMEOUT_MS = 5000;
 
 const DRIVEN_CLIENT_METHODS = [
