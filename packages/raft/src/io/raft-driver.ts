@@ -52,6 +52,11 @@ export interface DrivenRaftClient {
   readIndex(nowMs: number, timeoutMs: number): number;
   /** Starts a leadership transfer; its outcome comes back in `ready().completions` under the id. */
   transferLeadership(targetId: number, nowMs: number, timeoutMs: number): number;
+  /**
+   * Where the client signals that an application call gave `poll` work (an append straight on the
+   * client, a listener change): the driver wakes at once instead of sleeping to its deadline.
+   */
+  setWakeupListener?(listener: (() => void) | undefined): void;
   /** The core's own view (state name, voted id, commit latency of all appends), when it has one. */
   observableState?(): RaftClientObservableState;
 }
@@ -242,6 +247,7 @@ export class RaftDriver {
   start(): Promise<void> {
     if (this.loop !== undefined) return this.loop;
     this.running = true;
+    this.client.setWakeupListener?.(() => this.wake());
     this.loop = this.runLoop();
     return this.loop;
   }
@@ -393,6 +399,7 @@ export class RaftDriver {
         : new RaftDriverError('raft driver failed', { cause: error });
     } finally {
       this.running = false;
+      this.client.setWakeupListener?.(undefined);
       this.inbound = [];
       this.rejectPendingOperations();
     }
