@@ -20,6 +20,9 @@
  * client.register(listener);                         // handleCommit / handleLoadSnapshot / handleLeaderChange / beginShutdown
  * client.scheduleAppend(epoch, [Buffer, ...]);       // → last offset; NotLeaderError / BatchAccumulatorFullError
  * client.prepareAppend(epoch, records); client.schedulePreparedAppend();
+ * client.readIndex(nowMs, timeoutMs);                // → id; ready().completions: read offset or typed error
+ * client.transferLeadership(targetId, nowMs, timeoutMs);  // → id; completion once the target leads
+ * client.setWakeupListener(() => driver.wake());     // application calls wake the driver (ADR 0024)
  * client.createSnapshot({ offset, epoch }, lastContainedLogTimestampMs);  // → SnapshotWriter | undefined
  * client.shutdown(timeoutMs, nowMs); client.isShutdownComplete();
  * client.observableState();                          // role, epoch, leader, HWM, LEO, flushed offset, commit latency
