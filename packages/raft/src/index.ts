@@ -3,8 +3,14 @@ export { Endpoints } from './endpoints.js';
 export { BatchAccumulatorFullError } from './errors/batch-accumulator-full-error.js';
 export { InvalidConfigurationError } from './errors/invalid-configuration-error.js';
 export { InvalidSnapshotError } from './errors/invalid-snapshot-error.js';
+export {
+  LeadershipTransferError,
+  type LeadershipTransferFailure,
+} from './errors/leadership-transfer-error.js';
 export { NotLeaderError } from './errors/not-leader-error.js';
+export { PendingReadsFullError } from './errors/pending-reads-full-error.js';
 export { RaftLogStateError } from './errors/raft-log-state-error.js';
+export { RaftTimeoutError, type TimedRaftOperation } from './errors/raft-timeout-error.js';
 export { RecordBatchTooLargeError } from './errors/record-batch-too-large-error.js';
 export {
   BatchAccumulator,
@@ -27,6 +33,8 @@ export {
 export { type KafkaRaftLogOptions, openKafkaRaftLog } from './io/kafka-raft-log.js';
 export {
   type CommitLatency,
+  DEFAULT_LEADERSHIP_TRANSFER_TIMEOUT_MS,
+  DEFAULT_READ_INDEX_TIMEOUT_MS,
   type DrivenNetworkChannel,
   type DrivenQuorumStateStore,
   type DrivenRaftClient,
@@ -90,6 +98,7 @@ export {
 export {
   type ElectionStateWrite,
   MAX_HELD_MESSAGES,
+  type OperationCompletion,
   type OutboundMessage,
   type RaftReady,
 } from './raft-outbox.js';

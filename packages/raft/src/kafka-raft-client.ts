@@ -20,6 +20,9 @@
  * client.register(listener);                         // handleCommit / handleLoadSnapshot / handleLeaderChange / beginShutdown
  * client.scheduleAppend(epoch, [Buffer, ...]);       // → last offset; NotLeaderError / BatchAccumulatorFullError
  * client.prepareAppend(epoch, records); client.schedulePreparedAppend();
+ * client.readIndex(nowMs, timeoutMs);                // → id; ready().completions: read offset or typed error
+ * client.transferLeadership(targetId, nowMs, timeoutMs);  // → id; completion once the target leads
+ * client.setWakeupListener(() => driver.wake());     // application calls wake the driver (ADR 0024)
  * client.createSnapshot({ offset, epoch }, lastContainedLogTimestampMs);  // → SnapshotWriter | undefined
  * client.shutdown(timeoutMs, nowMs); client.isShutdownComplete();
  * client.observableState();                          // role, epoch, leader, HWM, LEO, flushed offset, commit latency
@@ -40,12 +43,14 @@
  * `client/` sees the handlers only through `client/request-senders.ts`. Messages and election
  * writes go into the outbox, which the driver drains with `ready()` (RaftOutbox).
  */
-import { apiKeyFor, Errors, invariant, type Logger, silentLogger, Uuid } from '@kraft/protocol';
+import { apiKeyFor, checkInteger, Errors, invariant, type Logger, silentLogger, Uuid } from '@kraft/protocol';
 import { MemoryRecords, type Records } from '@kraft/records';
 import { checkKafkaRaftClientOptions } from './check-kafka-raft-client-options.js';
 import { LeaderWritePath } from './client/leader-write-path.js';
+import { LeadershipTransfer } from './client/leadership-transfer.js';
 import { ListenerDispatch } from './client/listener-dispatch.js';
 import type { OutstandingRequest, RaftClientContext } from './client/raft-client-context.js';
+import { ReadBarriers } from './client/read-barriers.js';
 import { StatePoller } from './client/state-poller.js';
 import { StateTransitions } from './client/state-transitions.js';
 import { Endpoints } from './endpoints.js';
@@ -113,6 +118,8 @@ export class KafkaRaftClient implements RaftClient {
   private readonly context: RaftClientContext;
   private readonly leaderWritePath: LeaderWritePath;
   private readonly fetchHandler: FetchHandler;
+  private readonly readBarriers: ReadBarriers;
+  private readonly leadershipTransfer: LeadershipTransfer;
   private readonly transitions: StateTransitions;
   private readonly voteHandler: VoteHandler;
   private readonly quorumEpochHandler: QuorumEpochHandler;
@@ -125,10 +132,14 @@ export class KafkaRaftClient implements RaftClient {
   private inbound: InboundMessage[] = [];
   private readonly outstanding = new Map<number, OutstandingRequest>();
   private lastPollTimeMs = 0;
+  /** Ids of `readIndex` and `transferLeadership` calls, named again by their completions. */
+  private nextOperationId = 1;
   private nextLogCleanMs = 0;
   private shutdownDeadlineMs: number | undefined;
   private shutdownComplete = false;
   private initialized = false;
+  /** The driver's wake-up signal (see `setWakeupListener`). */
+  private wakeupListener: (() => void) | undefined;
   /** Whether the log was recovering lost flushed data at the last check (to log the rejoin once). */
   private wasRecoveringLostData = false;
 
@@ -196,7 +207,20 @@ export class KafkaRaftClient implements RaftClient {
     };
     this.leaderWritePath = new LeaderWritePath(this.log);
     this.fetchHandler = new FetchHandler(this.context, this.leaderWritePath);
-    this.transitions = new StateTransitions(this.context, this.leaderWritePath, this.fetchHandler);
+    this.readBarriers = new ReadBarriers(this.quorum, this.fetchHandler, this.outbox, this.logger);
+    this.transitions = new StateTransitions(
+      this.context,
+      this.leaderWritePath,
+      this.fetchHandler,
+      this.readBarriers,
+    );
+    this.leadershipTransfer = new LeadershipTransfer(
+      this.quorum,
+      this.log,
+      this.transitions,
+      this.outbox,
+      this.logger,
+    );
     this.voteHandler = new VoteHandler(this.context, this.transitions);
     this.quorumEpochHandler = new QuorumEpochHandler(this.context, this.transitions);
     this.followerFetch = new FollowerFetch(this.context, this.transitions);
@@ -295,7 +319,10 @@ export class KafkaRaftClient implements RaftClient {
       if (message.kind === 'request') this.handleInboundRequest(message.request, nowMs);
       else this.handleInboundResponse(message.response, nowMs);
     }
-    let timeoutMs = this.statePoller.pollState(nowMs);
+    // Before the state's own poll: a transfer that resigns now has its EndQuorumEpoch sent below.
+    let timeoutMs = this.leadershipTransfer.poll(nowMs);
+    timeoutMs = Math.min(timeoutMs, this.statePoller.pollState(nowMs));
+    timeoutMs = Math.min(timeoutMs, this.readBarriers.poll(nowMs));
     timeoutMs = Math.min(timeoutMs, this.fetchHandler.expireParkedFetches(nowMs));
     timeoutMs = Math.min(timeoutMs, this.maybeCleanLog(nowMs));
     this.listenerDispatch.pollListeners();
@@ -354,10 +381,26 @@ export class KafkaRaftClient implements RaftClient {
 
   register(listener: Listener): void {
     this.listenerDispatch.register(listener);
+    this.requestWakeup();
   }
 
   unregister(listener: Listener): void {
     this.listenerDispatch.unregister(listener);
+    this.requestWakeup();
+  }
+
+  /**
+   * The driver's wake-up (Kafka's `RaftMessageQueue.wakeup`): called after an application call
+   * that gives `poll` work (an append, a listener change, a read barrier, a transfer, a resign),
+   * so that work never waits for the deadline the driver sleeps to. It changes nothing in the
+   * core, so runs without a driver stay deterministic.
+   */
+  setWakeupListener(listener: (() => void) | undefined): void {
+    this.wakeupListener = listener;
+  }
+
+  private requestWakeup(): void {
+    this.wakeupListener?.();
   }
 
   highWatermark(): number | undefined {
@@ -378,6 +421,7 @@ export class KafkaRaftClient implements RaftClient {
 
   schedulePreparedAppend(): void {
     if (this.quorum.isLeader()) this.quorum.leaderStateOrThrow().accumulator.allowDrain();
+    this.requestWakeup();
   }
 
   scheduleAppend(epoch: number, records: readonly Buffer[]): number {
@@ -392,7 +436,57 @@ export class KafkaRaftClient implements RaftClient {
     if (epoch !== leader.epoch) {
       throw new NotLeaderError(`epoch ${epoch} is not the current leader epoch ${leader.epoch}`, epoch);
     }
-    return leader.accumulator.append(epoch, records, this.lastPollTimeMs, delayDrain);
+    if (this.leadershipTransfer.blocksAppends()) {
+      // Raft thesis §3.10: new writes wait for the new leader, so the target can catch up.
+      throw new NotLeaderError(`node ${this.options.nodeId} is handing leadership over`, epoch);
+    }
+    const lastOffset = leader.accumulator.append(epoch, records, this.lastPollTimeMs, delayDrain);
+    this.requestWakeup();
+    return lastOffset;
+  }
+
+  /**
+   * Registers a linearizable read barrier (etcd's ReadIndex; ADR 0024) and returns its id. Its
+   * completion (`ready().completions`) carries an offset R: a state machine that has applied every
+   * committed record below R reflects every write acknowledged before this call. It fails with
+   * NotLeaderError when leadership ends first, RaftTimeoutError after `timeoutMs`.
+   * Throws NotLeaderError when this node does not lead, PendingReadsFullError past the bound.
+   */
+  readIndex(nowMs: number, timeoutMs: number): number {
+    checkInteger('readIndex: timeoutMs', timeoutMs, { minimum: 0 });
+    this.checkLeading('read');
+    const id = this.nextOperationId++;
+    this.readBarriers.register(id, nowMs, timeoutMs);
+    this.requestWakeup();
+    return id;
+  }
+
+  /**
+   * Starts handing leadership to voter `targetId` (ADR 0024) and returns the transfer's id. Its
+   * completion arrives once this node sees the target lead a later epoch (at once when the
+   * target is this node); it fails with NotLeaderError, RaftTimeoutError after `timeoutMs`, or
+   * LeadershipTransferError (another node won). Throws NotLeaderError when this node does not
+   * lead and LeadershipTransferError for a target that is not a voter or a second transfer.
+   */
+  transferLeadership(targetId: number, nowMs: number, timeoutMs: number): number {
+    checkInteger('transferLeadership: targetId', targetId, { minimum: 0 });
+    checkInteger('transferLeadership: timeoutMs', timeoutMs, { minimum: 0 });
+    this.checkLeading('leadership transfer');
+    const id = this.nextOperationId;
+    this.leadershipTransfer.start(id, targetId, nowMs, timeoutMs);
+    this.requestWakeup();
+    this.nextOperationId += 1;
+    return id;
+  }
+
+  private checkLeading(operation: string): void {
+    if (!this.initialized || !this.quorum.isLeader() || this.shutdownDeadlineMs !== undefined) {
+      const epoch = this.quorum.epoch();
+      throw new NotLeaderError(
+        `node ${this.options.nodeId} cannot start a ${operation}: it does not lead epoch ${epoch}`,
+        epoch,
+      );
+    }
   }
 
   resign(epoch: number): void {
@@ -401,7 +495,10 @@ export class KafkaRaftClient implements RaftClient {
       epoch <= current,
       () => `cannot resign epoch ${epoch}, which is above the current epoch ${current}`,
     );
-    if (epoch === current && this.quorum.isLeader()) this.transitions.resignLeadership(this.lastPollTimeMs);
+    if (epoch === current && this.quorum.isLeader()) {
+      this.transitions.resignLeadership(this.lastPollTimeMs);
+      this.requestWakeup();
+    }
   }
 
   createSnapshot(snapshotId: OffsetAndEpoch, lastContainedLogTimestamp: number): SnapshotWriter | undefined {
