@@ -1,0 +1,108 @@
+import type { Model } from './model.js';
+import { type Operation, validateOperations } from './operation.js';
+import { type SearchBudget, WglSearch } from './wgl-search.js';
+
+export interface CheckOptions {
+  /**
+   * The most (linearized set, state) pairs the search may explore, over all partitions. Each costs
+   * one bitset of the partition's operation count plus the state (about 100 bytes for a thousand
+   * operations of the key-value model). Default 2,000,000.
+   */
+  readonly maxStates?: number;
+  /** Wall-clock time the search may take. Default 60,000 ms. */
+  readonly timeBudgetMs?: number;
+  /** The clock the time budget is measured on; `performance.now` by default. */
+  readonly nowMs?: () => number;
+}
+
+/** Why a history is not linearizable, in the partition (key) where no linearization exists. */
+export interface Counterexample<State, Input, Output> {
+  /** The longest prefix the search could linearize, in linearization order. */
+  readonly linearized: readonly Operation<Input, Output>[];
+  /** The model state after that prefix. */
+  readonly stateAfterLinearized: State;
+  /** The operations pending after that prefix: none of them can take effect next. */
+  readonly unplaceable: readonly Operation<Input, Output>[];
+  /** The operation that returned while still unplaced: the first one the prefix cannot absorb. */
+  readonly blocking: Operation<Input, Output>;
+}
+
+export type CheckResult<State, Input, Output> =
+  | { readonly ok: true; readonly outcome: 'linearizable'; readonly partitions: number }
+  | {
+      readonly ok: false;
+      readonly outcome: 'not-linearizable';
+      /** The partition key (`undefined` when the model does not partition). */
+      readonly key: string | undefined;
+      readonly counterexample: Counterexample<State, Input, Output>;
+    }
+  | {
+      // Never a pass: a search that ran out of budget proved nothing either way.
+      readonly ok: false;
+      readonly outcome: 'unknown';
+      readonly key: string | undefined;
+      readonly reason: 'max-states' | 'time-budget';
+    };
+
+const DEFAULT_MAX_STATES = 2_000_000;
+const DEFAULT_TIME_BUDGET_MS = 60_000;
+
+/**
+ * Checks that the operations are linearizable with respect to the model: there is one order of
+ * all completed operations (and any subset of the unknown-outcome ones) that respects real time
+ * (an operation that returned before another was called comes first) and that the model accepts
+ * with the recorded outputs. Partitions are searched one after another in order of first
+ * appearance; the first violation or exhausted budget ends the check.
+ */
+export function checkOperations<State, Input, Output>(
+  model: Model<State, Input, Output>,
+  operations: readonly Operation<Input, Output>[],
+  options: CheckOptions = {},
+): CheckResult<State, Input, Output> {
+  validateOperations(operations);
+  const nowMs = options.nowMs ?? (() => performance.now());
+  const budget: SearchBudget = {
+    remainingStates: options.maxStates ?? DEFAULT_MAX_STATES,
+    deadlineMs: nowMs() + (options.timeBudgetMs ?? DEFAULT_TIME_BUDGET_MS),
+    nowMs,
+  };
+  const partitions = partition(model, operations);
+  for (const [key, members] of partitions) {
+    const outcome = new WglSearch(model, members, budget).run();
+    if (outcome.kind === 'unknown') return { ok: false, outcome: 'unknown', key, reason: outcome.reason };
+    if (outcome.kind === 'not-linearizable') {
+      const pick = (indices: readonly number[]) => indices.map((index) => members[index]!);
+      return {
+        ok: false,
+        outcome: 'not-linearizable',
+        key,
+        counterexample: {
+          linearized: pick(outcome.linearized),
+          stateAfterLinearized: outcome.stateAfterLinearized,
+          unplaceable: pick(outcome.unplaceable),
+          blocking: members[outcome.blocking]!,
+        },
+      };
+    }
+  }
+  return { ok: true, outcome: 'linearizable', partitions: partitions.size };
+}
+
+function partition<State, Input, Output>(
+  model: Model<State, Input, Output>,
+  operations: readonly Operation<Input, Output>[],
+): Map<string | undefined, Operation<Input, Output>[]> {
+  const partitions = new Map<string | undefined, Operation<Input, Output>[]>();
+  for (const operation of operations) {
+    // An unknown-outcome operation that changes nothing cannot affect the verdict.
+    if (operation.return === undefined && model.isReadOnly?.(operation.input) === true) continue;
+    const key = model.partitionKey?.(operation.input);
+    let members = partitions.get(key);
+    if (members === undefined) {
+      members = [];
+      partitions.set(key, members);
+    }
+    members.push(operation);
+  }
+  return partitions;
+}
