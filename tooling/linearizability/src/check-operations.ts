@@ -1,14 +1,19 @@
 import type { Model } from './model.js';
 import { type Operation, validateOperations } from './operation.js';
-import { type SearchBudget, WglSearch } from './wgl-search.js';
+import { type BudgetExhausted, type SearchBudget, WglSearch } from './wgl-search.js';
 
 export interface CheckOptions {
   /**
-   * The most (linearized set, state) pairs the search may explore, over all partitions. Each costs
-   * one bitset of the partition's operation count plus the state (about 100 bytes for a thousand
-   * operations of the key-value model). Default 2,000,000.
+   * The most (linearized set, state) pairs the search may explore, over all partitions: the work
+   * it may do. Default 5,000,000 (a few seconds).
    */
   readonly maxStates?: number;
+  /**
+   * The most memory those pairs may take, counted as the bitset's bytes plus 48 per pair (a
+   * 10,000-operation key costs about 1.3 KB a pair). Default 1 GiB: the search must end with a
+   * verdict, not with the process out of memory.
+   */
+  readonly maxMemoryInBytes?: number;
   /** Wall-clock time the search may take. Default 60,000 ms. */
   readonly timeBudgetMs?: number;
   /** The clock the time budget is measured on; `performance.now` by default. */
@@ -41,10 +46,11 @@ export type CheckResult<State, Input, Output> =
       readonly ok: false;
       readonly outcome: 'unknown';
       readonly key: string | undefined;
-      readonly reason: 'max-states' | 'time-budget';
+      readonly reason: BudgetExhausted;
     };
 
-const DEFAULT_MAX_STATES = 2_000_000;
+const DEFAULT_MAX_STATES = 5_000_000;
+const DEFAULT_MAX_MEMORY_IN_BYTES = 1024 ** 3;
 const DEFAULT_TIME_BUDGET_MS = 60_000;
 
 /**
@@ -63,6 +69,7 @@ export function checkOperations<State, Input, Output>(
   const nowMs = options.nowMs ?? (() => performance.now());
   const budget: SearchBudget = {
     remainingStates: options.maxStates ?? DEFAULT_MAX_STATES,
+    remainingBytes: options.maxMemoryInBytes ?? DEFAULT_MAX_MEMORY_IN_BYTES,
     deadlineMs: nowMs() + (options.timeBudgetMs ?? DEFAULT_TIME_BUDGET_MS),
     nowMs,
   };

@@ -1,9 +1,11 @@
+import { ExploredSet } from './explored-set.js';
 import { type Model, REJECTED } from './model.js';
 import type { Operation } from './operation.js';
 
 /** Shared by the partitions of one check, so the caller's bound covers the whole history. */
 export interface SearchBudget {
   remainingStates: number;
+  remainingBytes: number;
   readonly deadlineMs: number;
   readonly nowMs: () => number;
 }
@@ -18,7 +20,9 @@ export type PartitionOutcome<State> =
       readonly unplaceable: readonly number[];
       readonly blocking: number;
     }
-  | { readonly kind: 'unknown'; readonly reason: 'max-states' | 'time-budget' };
+  | { readonly kind: 'unknown'; readonly reason: BudgetExhausted };
+
+export type BudgetExhausted = 'max-states' | 'max-memory' | 'time-budget';
 
 const NONE = -1;
 // Reading the clock costs far more than one search step; every 4,096 steps keeps the overrun of a
@@ -54,7 +58,8 @@ export class WglSearch<State, Input, Output> {
   private readonly linearized: Uint32Array;
   private readonly zobrist: Int32Array;
   private linearizedHash = 0;
-  private readonly explored = new Map<number, Array<{ bits: Uint32Array; state: State }>>();
+  private readonly explored: ExploredSet<State>;
+  private readonly bytesPerState: number;
   // The choices made so far: the call entry linearized and the state before it.
   private readonly stackEntries: Int32Array;
   private readonly stackStates: State[];
@@ -99,6 +104,8 @@ export class WglSearch<State, Input, Output> {
     this.next[this.head] = entryCount > 0 ? 0 : NONE;
     this.previous[this.head] = NONE;
     this.linearized = new Uint32Array(Math.ceil(operationCount / 32));
+    this.explored = new ExploredSet<State>(model.equal, this.linearized.length);
+    this.bytesPerState = ExploredSet.bytesPerState(this.linearized.length);
     this.zobrist = zobristWords(operationCount);
     this.stackEntries = new Int32Array(operationCount);
     this.stackStates = new Array<State>(operationCount);
@@ -128,7 +135,8 @@ export class WglSearch<State, Input, Output> {
       const output = operation.return === undefined ? undefined : operation.output;
       const nextState = model.step(state, operation.input, output);
       if (nextState !== REJECTED && this.markIfUnexplored(operationIndex, nextState)) {
-        if (--budget.remainingStates < 0) return { kind: 'unknown', reason: 'max-states' };
+        const exhausted = this.chargeState();
+        if (exhausted !== undefined) return { kind: 'unknown', reason: exhausted };
         this.push(entry, state);
         state = nextState;
         entry = next[this.head]!;
@@ -139,6 +147,14 @@ export class WglSearch<State, Input, Output> {
     return { kind: 'linearizable' };
   }
 
+  private chargeState(): BudgetExhausted | undefined {
+    const { budget } = this;
+    budget.remainingStates--;
+    budget.remainingBytes -= this.bytesPerState;
+    if (budget.remainingStates < 0) return 'max-states';
+    return budget.remainingBytes < 0 ? 'max-memory' : undefined;
+  }
+
   /** Adds the operation to the linearized set; keeps it there only if the pair is new. */
   private markIfUnexplored(operationIndex: number, nextState: State): boolean {
     const word = operationIndex >>> 5;
@@ -146,20 +162,10 @@ export class WglSearch<State, Input, Output> {
     this.linearized[word]! |= bit;
     this.linearizedHash ^= this.zobrist[operationIndex]!;
     const key = (this.linearizedHash ^ Math.imul(this.model.hash(nextState), 0x9e3779b1)) | 0;
-    const bucket = this.explored.get(key);
-    if (bucket === undefined) {
-      this.explored.set(key, [{ bits: this.linearized.slice(), state: nextState }]);
-      return true;
-    }
-    for (const seen of bucket) {
-      if (sameBits(seen.bits, this.linearized) && this.model.equal(seen.state, nextState)) {
-        this.linearized[word]! &= ~bit;
-        this.linearizedHash ^= this.zobrist[operationIndex]!;
-        return false;
-      }
-    }
-    bucket.push({ bits: this.linearized.slice(), state: nextState });
-    return true;
+    if (this.explored.addIfAbsent(key, this.linearized, nextState)) return true;
+    this.linearized[word]! &= ~bit;
+    this.linearizedHash ^= this.zobrist[operationIndex]!;
+    return false;
   }
 
   private push(callEntry: number, stateBefore: State): void {
@@ -262,9 +268,4 @@ function zobristWords(count: number): Int32Array {
     words[index] = mixed ^ (mixed >>> 14);
   }
   return words;
-}
-
-function sameBits(a: Uint32Array, b: Uint32Array): boolean {
-  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
-  return true;
 }

@@ -165,6 +165,12 @@ describe('checkOperations over the key-value model', () => {
     expect(result).toEqual({ ok: false, outcome: 'unknown', key: 'x', reason: 'max-states' });
   });
 
+  it('reports unknown when the memory budget runs out', () => {
+    const writes = Array.from({ length: 12 }, (_, index) => put(index, 0, 100, 'x', `v${index}`));
+    const result = check([...writes, get(12, 200, 210, 'x', 'never written')], { maxMemoryInBytes: 100_000 });
+    expect(result).toEqual({ ok: false, outcome: 'unknown', key: 'x', reason: 'max-memory' });
+  });
+
   it('reports unknown when the time budget runs out', () => {
     const writes = Array.from({ length: 12 }, (_, index) => put(index, 0, 100, 'x', `v${index}`));
     let clockMs = 0;
