@@ -158,21 +158,23 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-console.log(`| history | outcome | median ms (${RUNS} runs) | best ms |`);
-console.log('|---|---|---:|---:|');
+console.log(`| history | outcome | states explored | median ms (${RUNS} runs) | best ms |`);
+console.log('|---|---|---:|---:|---:|');
 for (const scenario of SCENARIOS) {
   const operations = generate(scenario, 42);
   const times: number[] = [];
   let outcome = '';
+  let states = '';
   for (let run = 0; run < RUNS; run++) {
     const start = performance.now();
     const result = checkOperations(kvModel, operations);
     times.push(performance.now() - start);
     outcome = result.outcome;
+    states = result.ok ? String(result.exploredStates) : '';
   }
   const expected = scenario.corruptOneRead ? 'not-linearizable' : 'linearizable';
   if (outcome !== expected) throw new Error(`${scenario.name}: expected ${expected}, got ${outcome}`);
   console.log(
-    `| ${scenario.name} | ${outcome} | ${median(times).toFixed(1)} | ${Math.min(...times).toFixed(1)} |`,
+    `| ${scenario.name} | ${outcome} | ${states} | ${median(times).toFixed(1)} | ${Math.min(...times).toFixed(1)} |`,
   );
 }

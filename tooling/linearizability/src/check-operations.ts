@@ -33,13 +33,20 @@ export interface Counterexample<State, Input, Output> {
 }
 
 export type CheckResult<State, Input, Output> =
-  | { readonly ok: true; readonly outcome: 'linearizable'; readonly partitions: number }
+  | {
+      readonly ok: true;
+      readonly outcome: 'linearizable';
+      readonly partitions: number;
+      /** (linearized set, state) pairs explored: the work done, to size `maxStates` by. */
+      readonly exploredStates: number;
+    }
   | {
       readonly ok: false;
       readonly outcome: 'not-linearizable';
       /** The partition key (`undefined` when the model does not partition). */
       readonly key: string | undefined;
       readonly counterexample: Counterexample<State, Input, Output>;
+      readonly exploredStates: number;
     }
   | {
       // Never a pass: a search that ran out of budget proved nothing either way.
@@ -67,8 +74,9 @@ export function checkOperations<State, Input, Output>(
 ): CheckResult<State, Input, Output> {
   validateOperations(operations);
   const nowMs = options.nowMs ?? (() => performance.now());
+  const maxStates = options.maxStates ?? DEFAULT_MAX_STATES;
   const budget: SearchBudget = {
-    remainingStates: options.maxStates ?? DEFAULT_MAX_STATES,
+    remainingStates: maxStates,
     remainingBytes: options.maxMemoryInBytes ?? DEFAULT_MAX_MEMORY_IN_BYTES,
     deadlineMs: nowMs() + (options.timeBudgetMs ?? DEFAULT_TIME_BUDGET_MS),
     nowMs,
@@ -89,10 +97,16 @@ export function checkOperations<State, Input, Output>(
           unplaceable: pick(outcome.unplaceable),
           blocking: members[outcome.blocking]!,
         },
+        exploredStates: maxStates - budget.remainingStates,
       };
     }
   }
-  return { ok: true, outcome: 'linearizable', partitions: partitions.size };
+  return {
+    ok: true,
+    outcome: 'linearizable',
+    partitions: partitions.size,
+    exploredStates: maxStates - budget.remainingStates,
+  };
 }
 
 function partition<State, Input, Output>(
@@ -102,7 +116,7 @@ function partition<State, Input, Output>(
   const partitions = new Map<string | undefined, Operation<Input, Output>[]>();
   for (const operation of operations) {
     // An unknown-outcome operation that changes nothing cannot affect the verdict.
-    if (operation.return === undefined && model.isReadOnly?.(operation.input) === true) continue;
+    if (operation.return === undefined && model.isReadOnly?.(operation.input, undefined) === true) continue;
     const key = model.partitionKey?.(operation.input);
     let members = partitions.get(key);
     if (members === undefined) {

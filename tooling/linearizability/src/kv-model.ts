@@ -33,7 +33,13 @@ export const kvModel: Model<KvState, KvInput, KvOutput> = {
   equal: (a, b) => a === b,
   hash: (state) => (state === null ? ABSENT_HASH : stringHash(state)),
   partitionKey: (input) => input.key,
-  isReadOnly: (input) => input.type === 'get',
+  isReadOnly: (input, output) =>
+    input.type === 'get' ||
+    (input.type === 'cas' &&
+      output !== undefined &&
+      output !== null &&
+      'swapped' in output &&
+      !output.swapped),
   describe: describeKvOperation,
 };
 

@@ -30,10 +30,14 @@ export interface Model<State, Input, Output> {
    */
   partitionKey?(input: Input): string;
   /**
-   * True when `input` never changes the state. An `info` read is then dropped before the search:
-   * its output is unknown and it changes nothing, so it cannot make a history (non-)linearizable.
+   * True when the operation, with this output (`undefined`: unknown), leaves every state it is
+   * accepted in unchanged: a read, or a compare-and-set that reported it did not swap. Such an
+   * operation is placed as soon as it can be, with no search over other orders (moving it
+   * earlier changes nothing any other operation sees), and an unknown-outcome one is dropped
+   * before the search. Saying true for an operation that can change the state makes the check
+   * unsound; leaving the method out only makes it slower.
    */
-  isReadOnly?(input: Input): boolean;
+  isReadOnly?(input: Input, output: Output | undefined): boolean;
   /** A short line for counterexamples, such as `put(k, "v")` or `get(k) -> "v"`. */
   describe?(input: Input, output: Output | undefined): string;
 }

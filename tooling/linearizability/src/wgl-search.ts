@@ -60,9 +60,12 @@ export class WglSearch<State, Input, Output> {
   private linearizedHash = 0;
   private readonly explored: ExploredSet<State>;
   private readonly bytesPerState: number;
-  // The choices made so far: the call entry linearized and the state before it.
+  // The choices made so far: the call entry linearized and the state before it. A forced choice
+  // (a read-only operation, placed as soon as the model accepts it) has no alternatives to try.
   private readonly stackEntries: Int32Array;
+  private readonly stackForced: Uint8Array;
   private readonly stackStates: State[];
+  private readonly readOnly: Uint8Array;
   private stackLength = 0;
   // The deepest point reached, for the counterexample. `lowWater` is the shallowest the stack has
   // been since then, so a deeper record copies only the part of the stack that changed.
@@ -108,6 +111,14 @@ export class WglSearch<State, Input, Output> {
     this.bytesPerState = ExploredSet.bytesPerState(this.linearized.length);
     this.zobrist = zobristWords(operationCount);
     this.stackEntries = new Int32Array(operationCount);
+    this.stackForced = new Uint8Array(operationCount);
+    this.readOnly = new Uint8Array(operationCount);
+    for (let index = 0; index < operationCount; index++) {
+      const operation = operations[index]!;
+      const completed = operation.return !== undefined;
+      if (completed && model.isReadOnly?.(operation.input, operation.output) === true)
+        this.readOnly[index] = 1;
+    }
     this.stackStates = new Array<State>(operationCount);
     this.deepestState = model.init();
   }
@@ -124,8 +135,14 @@ export class WglSearch<State, Input, Output> {
       if (this.entryIsReturn[entry] === 1) {
         // An operation returned before any linearization point could be found for it.
         this.recordIfDeepest(entry, state);
-        if (this.stackLength === 0) return this.counterexample();
-        const callEntry = this.pop();
+        // Undo choices until one has alternatives left; a forced one has none.
+        let callEntry: number;
+        let forced: boolean;
+        do {
+          if (this.stackLength === 0) return this.counterexample();
+          forced = this.stackForced[this.stackLength - 1] === 1;
+          callEntry = this.pop();
+        } while (forced);
         state = this.stackStates[this.stackLength]!;
         entry = next[callEntry]!;
         continue;
@@ -137,7 +154,7 @@ export class WglSearch<State, Input, Output> {
       if (nextState !== REJECTED && this.markIfUnexplored(operationIndex, nextState)) {
         const exhausted = this.chargeState();
         if (exhausted !== undefined) return { kind: 'unknown', reason: exhausted };
-        this.push(entry, state);
+        this.push(entry, state, this.readOnly[operationIndex] === 1);
         state = nextState;
         entry = next[this.head]!;
       } else {
@@ -168,8 +185,9 @@ export class WglSearch<State, Input, Output> {
     return false;
   }
 
-  private push(callEntry: number, stateBefore: State): void {
+  private push(callEntry: number, stateBefore: State, forced: boolean): void {
     this.stackEntries[this.stackLength] = callEntry;
+    this.stackForced[this.stackLength] = forced ? 1 : 0;
     this.stackStates[this.stackLength] = stateBefore;
     this.stackLength++;
     this.unlink(callEntry);

@@ -41,10 +41,15 @@ describe('kvModel', () => {
     expect(kvModel.equal('a', null)).toBe(false);
   });
 
-  it('partitions by key and marks reads as read-only', () => {
+  it('partitions by key and marks reads and compare-and-sets that did not swap as read-only', () => {
+    const swap = { type: 'cas', key: 'k', expected: 'a', value: 'b' } as const;
     expect(kvModel.partitionKey?.({ type: 'delete', key: 'k' })).toBe('k');
-    expect(kvModel.isReadOnly?.({ type: 'get', key: 'k' })).toBe(true);
-    expect(kvModel.isReadOnly?.({ type: 'cas', key: 'k', expected: 'a', value: 'a' })).toBe(false);
+    expect(kvModel.isReadOnly?.({ type: 'get', key: 'k' }, { value: 'a' })).toBe(true);
+    expect(kvModel.isReadOnly?.({ type: 'get', key: 'k' }, undefined)).toBe(true);
+    expect(kvModel.isReadOnly?.(swap, { swapped: false })).toBe(true);
+    expect(kvModel.isReadOnly?.(swap, { swapped: true })).toBe(false);
+    expect(kvModel.isReadOnly?.(swap, undefined)).toBe(false);
+    expect(kvModel.isReadOnly?.({ type: 'put', key: 'k', value: 'a' }, null)).toBe(false);
   });
 
   it('describes operations for counterexamples', () => {
