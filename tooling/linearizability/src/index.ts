@@ -1,3 +1,4 @@
+export { checkHistoryFile } from './check-history-file.js';
 export {
   type CheckOptions,
   type CheckResult,

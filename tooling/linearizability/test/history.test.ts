@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  checkHistoryFile,
   checkOperations,
   HistoryError,
   type HistoryEvent,
@@ -193,6 +194,19 @@ describe('JSON lines', () => {
       await expect(readHistoryFile(path, { maxSizeInBytes: 100 })).rejects.toMatchObject({
         code: 'HISTORY_TOO_LARGE',
       });
+    });
+
+    it('checks a saved history again', async () => {
+      directory = await mkdtemp(join(tmpdir(), 'linearizability-'));
+      const path = join(directory, 'history.jsonl');
+      const recorder = new HistoryRecorder<KvInput, KvOutput>({ clock: steppingClock() });
+      recorder.invoke(0, { type: 'put', key: 'x', value: 'a' }).ok(null);
+      recorder.invoke(1, { type: 'get', key: 'x' }).ok({ value: 'b' });
+      await writeHistoryFile(path, recorder.events());
+      const result = await checkHistoryFile(kvModel, path, { isInput: isKvInput, isOutput: isKvOutput });
+      expect(result).toMatchObject({ outcome: 'not-linearizable', key: 'x' });
+      await writeHistoryFile(path, recorder.events().slice(0, 2));
+      expect((await checkHistoryFile(kvModel, path)).ok).toBe(true);
     });
   });
 });
