@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  type Counterexample,
   checkOperations,
   type KvInput,
   type KvOutput,
@@ -135,7 +136,9 @@ describe('checkOperations properties', () => {
       fc.property(fc.array(operationArbitrary, { maxLength: 7 }), (history) => {
         const expected = bruteForceLinearizable(history);
         if (!expected) violations++;
-        expect(checkOperations(kvModel, history).ok).toBe(expected);
+        const result = checkOperations(kvModel, history);
+        expect(result.ok).toBe(expected);
+        if (result.outcome === 'not-linearizable') expectValidCounterexample(result.counterexample, history);
         // Every state in one hash bucket: the explored set must tell pairs apart by comparing them.
         expect(checkOperations(collidingKvModel, history).ok).toBe(expected);
       }),
@@ -146,6 +149,40 @@ describe('checkOperations properties', () => {
     expect(violations).toBeLessThan(1200);
   });
 });
+
+/**
+ * A counterexample's prefix is a legal run of its key's operations that respects real time and
+ * ends in the state it names; the blocking operation is among the pending ones, and those are
+ * neither in the prefix nor of another key.
+ */
+function expectValidCounterexample(
+  counterexample: Counterexample<KvState, KvInput, KvOutput>,
+  history: readonly KvOperation[],
+): void {
+  const { linearized, stateAfterLinearized, unplaceable, blocking } = counterexample;
+  const key = blocking.input.key;
+  let state: KvState = null;
+  linearized.forEach((operation, position) => {
+    expect(history).toContain(operation);
+    expect(operation.input.key).toBe(key);
+    const next = kvModel.step(
+      state,
+      operation.input,
+      operation.return === undefined ? undefined : operation.output,
+    );
+    expect(next).not.toBe(REJECTED);
+    state = next as KvState;
+    for (const later of linearized.slice(position + 1)) {
+      expect(later.return === undefined || later.return >= operation.call).toBe(true);
+    }
+  });
+  expect(state).toBe(stateAfterLinearized);
+  expect(unplaceable).toContain(blocking);
+  for (const operation of unplaceable) {
+    expect(linearized).not.toContain(operation);
+    expect(operation.input.key).toBe(key);
+  }
+}
 
 /**
  * The definition, searched naively over the whole map (no partitions, no memo): some order of the
