@@ -36,16 +36,12 @@ describe('checkOperations over the key-value model', () => {
   it('reports the deepest prefix even when it was reached after backtracking below an earlier one', () => {
     // The search first orders the writes a, b and fails at the first read (depth 2); it then
     // orders them b, a, passes that read and fails deeper, at the impossible second read.
-    const history = [
-      put(0, 0, 10, 'x', 'a'),
-      put(1, 0, 10, 'x', 'b'),
-      get(2, 20, 30, 'x', 'a'),
-      get(2, 40, 50, 'x', 'never written'),
-    ];
-    const { counterexample } = expectViolation(history);
-    expect(counterexample.linearized).toEqual([history[1], history[0], history[2]]);
+    const [writeA, writeB] = [put(0, 0, 10, 'x', 'a'), put(1, 0, 10, 'x', 'b')];
+    const [readA, impossibleRead] = [get(2, 20, 30, 'x', 'a'), get(2, 40, 50, 'x', 'never written')];
+    const { counterexample } = expectViolation([writeA, writeB, readA, impossibleRead]);
+    expect(counterexample.linearized).toEqual([writeB, writeA, readA]);
     expect(counterexample.stateAfterLinearized).toBe('a');
-    expect(counterexample.blocking).toBe(history[3]);
+    expect(counterexample.blocking).toBe(impossibleRead);
   });
 
   it('rejects a lost write: a read after an acknowledged put sees nothing', () => {
