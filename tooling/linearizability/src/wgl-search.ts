@@ -107,18 +107,12 @@ export class WglSearch<State, Input, Output> {
     this.next[this.head] = entryCount > 0 ? 0 : NONE;
     this.previous[this.head] = NONE;
     this.linearized = new Uint32Array(Math.ceil(operationCount / 32));
-    this.explored = new ExploredSet<State>(model.equal, this.linearized.length);
+    this.explored = new ExploredSet<State>((a, b) => model.equal(a, b), this.linearized.length);
     this.bytesPerState = ExploredSet.bytesPerState(this.linearized.length);
     this.zobrist = zobristWords(operationCount);
     this.stackEntries = new Int32Array(operationCount);
     this.stackForced = new Uint8Array(operationCount);
-    this.readOnly = new Uint8Array(operationCount);
-    for (let index = 0; index < operationCount; index++) {
-      const operation = operations[index]!;
-      const completed = operation.return !== undefined;
-      if (completed && model.isReadOnly?.(operation.input, operation.output) === true)
-        this.readOnly[index] = 1;
-    }
+    this.readOnly = readOnlyFlags(model, operations);
     this.stackStates = new Array<State>(operationCount);
     this.deepestState = model.init();
   }
@@ -272,6 +266,19 @@ function sortedEvents<Input, Output>(operations: readonly Operation<Input, Outpu
     return (event & 1) === 1 ? operation.return! : operation.call;
   };
   return events.sort((a, b) => timeOf(a) - timeOf(b) || (a & 1) - (b & 1) || a - b);
+}
+
+/** Which operations are completed and read-only with their output: their placement is forced. */
+function readOnlyFlags<State, Input, Output>(
+  model: Model<State, Input, Output>,
+  operations: readonly Operation<Input, Output>[],
+): Uint8Array {
+  const flags = new Uint8Array(operations.length);
+  operations.forEach((operation, index) => {
+    const completed = operation.return !== undefined;
+    if (completed && model.isReadOnly?.(operation.input, operation.output) === true) flags[index] = 1;
+  });
+  return flags;
 }
 
 function zobristWords(count: number): Int32Array {
