@@ -73,6 +73,7 @@ export function checkOperations<State, Input, Output>(
   options: CheckOptions = {},
 ): CheckResult<State, Input, Output> {
   validateOperations(operations);
+  validateBounds(options);
   const nowMs = options.nowMs ?? (() => performance.now());
   const maxStates = options.maxStates ?? DEFAULT_MAX_STATES;
   const budget: SearchBudget = {
@@ -107,6 +108,15 @@ export function checkOperations<State, Input, Output>(
     partitions: partitions.size,
     exploredStates: maxStates - budget.remainingStates,
   };
+}
+
+/** A NaN bound would never run out: the search would be unbounded. */
+function validateBounds(options: CheckOptions): void {
+  for (const name of ['maxStates', 'maxMemoryInBytes', 'timeBudgetMs'] as const) {
+    const bound = options[name];
+    if (bound !== undefined && !(bound >= 0))
+      throw new RangeError(`${name} must be a number >= 0, not ${bound}`);
+  }
 }
 
 function partition<State, Input, Output>(

@@ -208,6 +208,12 @@ describe('checkOperations over the key-value model', () => {
     expect(result).toEqual({ ok: false, outcome: 'unknown', key: 'x', reason: 'time-budget' });
   });
 
+  it('refuses bounds that could never run out', () => {
+    expect(() => check([], { maxStates: Number.NaN })).toThrow(/maxStates must be a number >= 0, not NaN/);
+    expect(() => check([], { timeBudgetMs: -1 })).toThrow(RangeError);
+    expect(check([], { maxMemoryInBytes: Number.POSITIVE_INFINITY }).ok).toBe(true);
+  });
+
   it('refuses operations that return before they are called or at no finite time', () => {
     expect(() => check([put(0, 10, 5, 'x', 'a')])).toThrow(HistoryError);
     expect(() => check([put(0, Number.NaN, 5, 'x', 'a')])).toThrow(/call time NaN/);
