@@ -8,6 +8,7 @@ import {
   type MetadataRecordCodecs,
   MetadataRecordType,
   type MetadataRecordTypeId,
+  PartitionChangeRecord,
   type PartitionRegistration,
   type TopicImage,
 } from '@kraft/metadata';
@@ -225,11 +226,16 @@ export class MetadataRecordGenerator {
     const partitionId = this.random.nextInt(topic.partitions.size);
     const partition = topic.partitions.get(partitionId) as PartitionRegistration | undefined;
     if (partition === undefined) return [];
-    const base = partitionChangeData(topic.topicId, partitionId);
+    // Every other field at its schema default, which means "unchanged".
+    const change = (fields: { leader: number; isr?: number[] }) =>
+      latest(
+        MetadataRecordType.PARTITION_CHANGE_RECORD,
+        PartitionChangeRecord.defaults({ topicId: topic.topicId, partitionId, ...fields }),
+      );
     const others = partition.isr.filter((brokerId) => brokerId !== partition.leader);
     if (others.length > 0 && this.random.nextInt(2) === 0) {
       const leader = others[this.random.nextInt(others.length)] as number;
-      return [latest(MetadataRecordType.PARTITION_CHANGE_RECORD, { ...base, leader })];
+      return [change({ leader })];
     }
     // The ISR shrinks to the leader alone when it is full, else grows back to every replica.
     const isr =
@@ -237,25 +243,8 @@ export class MetadataRecordGenerator {
         ? [partition.leader]
         : [...partition.replicas];
     const leader = partition.leader >= 0 ? partition.leader : (isr[0] as number);
-    return [latest(MetadataRecordType.PARTITION_CHANGE_RECORD, { ...base, isr, leader })];
+    return [change({ isr, leader })];
   }
-}
-
-function partitionChangeData(topicId: Uuid, partitionId: number) {
-  // Every field at its "unchanged" default; the caller sets what changes.
-  return {
-    partitionId,
-    topicId,
-    isr: null,
-    leader: -2,
-    replicas: null,
-    removingReplicas: null,
-    addingReplicas: null,
-    leaderRecoveryState: -1,
-    directories: null,
-    eligibleLeaderReplicas: null,
-    lastKnownElr: null,
-  };
 }
 
 function sortedBrokerIds(image: MetadataImage): number[] {

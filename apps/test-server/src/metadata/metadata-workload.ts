@@ -133,9 +133,11 @@ export class MetadataWorkload {
     this.options.client.register(this.loader);
     // The generator follows leadership from raft itself: on an empty log the loader publishes
     // nothing before the first record, which the first leader has to write.
+    // Raft tells a listener of its leadership only once it has read up to the epoch start, and
+    // counts as read only what the reader handed out: the batches are walked, then closed.
     this.options.client.register({
-      handleCommit: (reader) => reader.close(),
-      handleLoadSnapshot: (reader) => reader.close(),
+      handleCommit: (reader) => readAndClose(reader),
+      handleLoadSnapshot: (reader) => readAndClose(reader),
       handleLeaderChange: (leader: LeaderAndEpoch) =>
         this.generator.handleLeaderChange(leader.leaderId, leader.epoch),
     });
@@ -227,5 +229,15 @@ export class MetadataWorkload {
     }
     for (let index = timed; index < count; index += 1)
       this.options.stats.recordCommitWithoutLatency(bytesPerRecord);
+  }
+}
+
+function readAndClose(reader: Iterable<unknown> & { close(): void }): void {
+  try {
+    for (const _batch of reader) {
+      // Nothing to do with it: the loader applies the records.
+    }
+  } finally {
+    reader.close();
   }
 }

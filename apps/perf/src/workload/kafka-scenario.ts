@@ -1,0 +1,187 @@
+import { decodeFromCompressedBase64 } from 'hdr-histogram-js';
+import { parseStatus } from '../support/test-server-process.js';
+import { type LocalNode, LocalQuorum } from './local-quorum.js';
+import type { PerfOptions } from './perf-command-line.js';
+import { formatMebibytes, formatNumber, type MarkdownSummary } from './results.js';
+import { type NodeUsage, runFor, usageBetween, usageNow } from './scenario-run.js';
+
+/** The test server's line (apps/test-server/src/workload/cumulative-latency.ts). */
+const HISTOGRAM_PREFIX = 'Commit latency histogram (us): ';
+/** Stats lines each second: the high watermark over time is read from them. */
+const STATS_INTERVAL_MS = 1_000;
+const LEADER_TIMEOUT_MS = 30_000;
+const MEBIBYTE = 1024 * 1024;
+const PERCENTILES = [50, 75, 90, 99, 99.9, 99.99] as const;
+
+export type KafkaScenarioOptions = Pick<
+  PerfOptions,
+  'nodeCount' | 'durationMs' | 'throughputRecordsPerSecond' | 'recordSizeBytes' | 'lingerMs' | 'keepDirectory'
+> & { readonly baseDirectory?: string };
+
+/** The leader's high watermark at a time (`performance.now()`), from its stats line. */
+interface HighWatermarkSample {
+  readonly atMs: number;
+  readonly highWatermark: number;
+}
+
+export interface KafkaScenarioResult {
+  readonly scenario: 'kafka';
+  readonly passed: boolean;
+  readonly failures: readonly string[];
+  readonly options: KafkaScenarioOptions;
+  readonly leaderId: number;
+  readonly figures: {
+    readonly committedRecordsPerSecond: number;
+    readonly committedBytesPerSecond: number;
+    readonly committedRecords: number;
+    readonly windowMs: number;
+    readonly latencyCount: number;
+    /** Commit latency percentiles in ms (p50 ... p99.99) and the max. */
+    readonly latencyMs: Readonly<Record<string, number>>;
+    /** Every node's CPU-seconds over the window per committed MiB. */
+    readonly cpuSecondsPerCommittedMebibyte: Readonly<Record<string, number>>;
+  };
+  /** The leader's whole latency histogram (HdrHistogram, compressed base64, microseconds). */
+  readonly latencyHistogram: string | undefined;
+  readonly highWatermarks: readonly HighWatermarkSample[];
+  readonly usage: readonly NodeUsage[];
+}
+
+function recordHighWatermarks(node: LocalNode, samples: HighWatermarkSample[]): void {
+  node.onLine((line) => {
+    const status = parseStatus(line);
+    if (status?.highWatermark === undefined || status.role.toLowerCase() !== 'leader') return;
+    samples.push({ atMs: performance.now(), highWatermark: status.highWatermark });
+  });
+}
+
+/**
+ * Kafka's raft workload (TestRaftServer's): committed records/s from the leader's high watermark
+ * over the run (its stats lines), commit latency from the leader's whole HdrHistogram (printed
+ * when it stops), per-process CPU, peak RSS and disk writes from /proc.
+ */
+export async function runKafkaScenario(options: KafkaScenarioOptions): Promise<KafkaScenarioResult> {
+  const quorum = await LocalQuorum.create({
+    nodeCount: options.nodeCount,
+    serverArguments: [
+      '--throughput',
+      String(options.throughputRecordsPerSecond),
+      '--record-size',
+      String(options.recordSizeBytes),
+    ],
+    properties: { 'controller.quorum.append.linger.ms': String(options.lingerMs) },
+    statsIntervalMs: STATS_INTERVAL_MS,
+    ...(options.baseDirectory === undefined ? {} : { baseDirectory: options.baseDirectory }),
+  });
+  let passed = false;
+  try {
+    const samples: HighWatermarkSample[] = [];
+    const histograms: string[] = [];
+    for (const node of quorum.nodes) {
+      recordHighWatermarks(node, samples);
+      node.onLine((line) => {
+        if (line.startsWith(HISTOGRAM_PREFIX)) histograms.push(line.slice(HISTOGRAM_PREFIX.length));
+      });
+    }
+    const leader = await quorum.waitForLeader(LEADER_TIMEOUT_MS);
+    const firstSample = samples.length;
+    const usageAtStart = usageNow(quorum);
+    await runFor(quorum, options.durationMs);
+    const usage = usageBetween(usageAtStart, usageNow(quorum));
+    const window = samples.slice(firstSample);
+    await quorum.stopAll();
+    const result = kafkaResult(options, leader.nodeId, window, histograms, usage);
+    passed = result.passed;
+    return result;
+  } finally {
+    quorum.destroy(options.keepDirectory === true || !passed);
+  }
+}
+
+function kafkaResult(
+  options: KafkaScenarioOptions,
+  leaderId: number,
+  samples: readonly HighWatermarkSample[],
+  histograms: readonly string[],
+  usage: readonly NodeUsage[],
+): KafkaScenarioResult {
+  const failures: string[] = [];
+  const first = samples[0];
+  const last = samples.at(-1);
+  const windowMs = first === undefined || last === undefined ? 0 : last.atMs - first.atMs;
+  const committedRecords =
+    first === undefined || last === undefined ? 0 : last.highWatermark - first.highWatermark;
+  if (windowMs <= 0) failures.push('fewer than two leader stats lines: run longer');
+  const committedRecordsPerSecond = windowMs > 0 ? (committedRecords * 1000) / windowMs : 0;
+  const committedBytesPerSecond = committedRecordsPerSecond * options.recordSizeBytes;
+  const encoded = histograms.at(-1);
+  const latencyMs: Record<string, number> = {};
+  let latencyCount = 0;
+  if (encoded === undefined) {
+    failures.push('the leader printed no commit-latency histogram');
+  } else {
+    const histogram = decodeFromCompressedBase64(encoded);
+    latencyCount = histogram.totalCount;
+    for (const percentile of PERCENTILES)
+      latencyMs[`p${percentile}`] = histogram.getValueAtPercentile(percentile) / 1000;
+    latencyMs['max'] = histogram.maxValue / 1000;
+    histogram.destroy();
+  }
+  if (committedRecords <= 0) failures.push('nothing was committed');
+  const committedMebibytes = (committedRecords * options.recordSizeBytes) / MEBIBYTE;
+  const cpuSecondsPerCommittedMebibyte = Object.fromEntries(
+    usage.map((entry) => [
+      `node ${entry.nodeId}`,
+      committedMebibytes > 0 ? entry.cpuSeconds / committedMebibytes : 0,
+    ]),
+  );
+  return {
+    scenario: 'kafka',
+    passed: failures.length === 0,
+    failures,
+    options,
+    leaderId,
+    figures: {
+      committedRecordsPerSecond,
+      committedBytesPerSecond,
+      committedRecords,
+      windowMs,
+      latencyCount,
+      latencyMs,
+      cpuSecondsPerCommittedMebibyte,
+    },
+    latencyHistogram: encoded,
+    highWatermarks: samples,
+    usage,
+  };
+}
+
+export function kafkaSummary(result: KafkaScenarioResult): MarkdownSummary {
+  const { figures, options } = result;
+  const latency = Object.entries(figures.latencyMs)
+    .map(([name, value]) => `${name} ${formatNumber(value, 1)}`)
+    .join(', ');
+  return {
+    title: `kafka workload: ${options.nodeCount} nodes, ${formatNumber(options.throughputRecordsPerSecond)} × ${options.recordSizeBytes} B offered, linger ${options.lingerMs} ms`,
+    verdict: result.passed
+      ? 'PASSED'
+      : `FAILED:\n\n${result.failures.map((failure) => `- ${failure}`).join('\n')}`,
+    rows: [
+      ['committed (records/s)', formatNumber(figures.committedRecordsPerSecond)],
+      ['committed (MB/s)', formatNumber(figures.committedBytesPerSecond / 1e6, 2)],
+      ['measured window', `${formatNumber(figures.windowMs / 1000, 1)} s`],
+      ['commit latency (ms)', `${latency} (${formatNumber(figures.latencyCount)} records)`],
+      ...result.usage.map(
+        (entry) =>
+          [
+            `node ${entry.nodeId}${entry.nodeId === result.leaderId ? ' (leader)' : ''}: CPU-s per committed MiB, peak RSS, disk writes`,
+            `${formatNumber(figures.cpuSecondsPerCommittedMebibyte[`node ${entry.nodeId}`] ?? 0, 3)}, ${formatMebibytes(entry.peakRssBytes)}, ${formatMebibytes(entry.writeBytes)}`,
+          ] as const,
+      ),
+    ],
+    notes: [
+      'committed records/s: the leader high watermark difference over the window between its first and last stats line (control records included: one per election)',
+      "latency: the leader's own appends, append to commit, its whole HdrHistogram since start",
+    ],
+  };
+}
