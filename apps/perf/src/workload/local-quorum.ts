@@ -44,14 +44,19 @@ export class LocalNode extends TestServerProcess {
     return join(this.directory, 'log');
   }
 
+  /** Kept across restarts: the log dir's meta.properties holds it. */
+  private readonly directoryId = randomBytes(16).toString('base64url');
+  /** Set by `kill()`: an exit the runner caused, which `waitFor` does not treat as a failure. */
+  expectedExit = false;
+
   start(): void {
-    const directoryId = randomBytes(16).toString('base64url');
+    this.expectedExit = false;
     this.launch([
       START_SCRIPT,
       '--config',
       this.configPath,
       '--replica-directory-id',
-      directoryId,
+      this.directoryId,
       ...this.serverArguments,
     ]);
   }
@@ -155,7 +160,7 @@ export class LocalQuorum {
   async waitFor(what: string, timeoutMs: number, condition: () => boolean): Promise<void> {
     const deadlineMs = performance.now() + timeoutMs;
     for (;;) {
-      const exited = this.nodes.find((node) => node.exitStatus !== undefined);
+      const exited = this.nodes.find((node) => node.exitStatus !== undefined && !node.expectedExit);
       if (exited !== undefined) {
         throw new Error(
           `node ${exited.nodeId} exited (${JSON.stringify(exited.exitStatus)}) while waiting for ${what}; see ${exited.processOptions.stderrPath}`,
@@ -166,6 +171,12 @@ export class LocalQuorum {
         throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
       await sleep(POLL_INTERVAL_MS);
     }
+  }
+
+  /** kill -9 of one node, an exit `waitFor` expects. */
+  kill(node: LocalNode): void {
+    node.expectedExit = true;
+    node.signal('SIGKILL');
   }
 
   signalAll(signal: NodeJS.Signals): void {

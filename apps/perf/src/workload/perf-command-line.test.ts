@@ -30,7 +30,13 @@ describe('parsePerfCommandLine', () => {
     });
   });
 
+  it('reads the failover trials', () => {
+    const failover = parsePerfCommandLine(['failover', '--trials', '5']);
+    expect(failover.kind === 'run' && failover.options).toMatchObject({ scenario: 'failover', trials: 5 });
+  });
+
   it.each([
+    [['failover', '--trials', '0'], '--trials must be an integer in [1,'],
     [[], 'got none'],
     [['etcd'], "got 'etcd'"],
     [['kafka', 'metadata'], "got 'kafka metadata'"],

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 
-export const SCENARIOS = ['metadata', 'kafka'] as const;
+export const SCENARIOS = ['metadata', 'kafka', 'failover'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 /** The exit code for a bad command line, as `pnpm bench`'s and the test server's. */
@@ -13,6 +13,7 @@ export interface PerfOptions {
   readonly throughputRecordsPerSecond: number;
   readonly recordSizeBytes: number;
   readonly lingerMs: number;
+  readonly trials: number;
   readonly snapshotThresholdBytes: number;
   readonly seed: number;
   readonly outputDirectory: string | undefined;
@@ -28,6 +29,7 @@ export type PerfCommand =
 const DEFAULTS: Record<Scenario, { throughput: number; durationSeconds: number }> = {
   metadata: { throughput: 2_000, durationSeconds: 20 },
   kafka: { throughput: 5_000, durationSeconds: 30 },
+  failover: { throughput: 5_000, durationSeconds: 30 },
 };
 
 export function perfUsage(): string {
@@ -40,6 +42,7 @@ export function perfUsage(): string {
     'Scenarios:',
     '  metadata   metadata records on every node (loader + snapshots); images and snapshots checked',
     "  kafka      Kafka's raft workload: committed records/s, commit latency, CPU per MB, RSS, disk",
+    "  failover   kill -9 of the leader under Kafka's workload, K trials: time to a new leader and its first commit",
     '',
     'Options:',
     '  --nodes <1|3|5>          voters (default 3)',
@@ -47,6 +50,7 @@ export function perfUsage(): string {
     '  --throughput <n>         records/s offered (metadata 2000, kafka 5000)',
     '  --record-size <bytes>    kafka: record size (default 256)',
     '  --linger <ms>            kafka: controller.quorum.append.linger.ms (default 25)',
+    '  --trials <n>             failover: how many leaders to kill (default 3)',
     '  --snapshot-bytes <n>     metadata: metadata.log.max.record.bytes.between.snapshots (default 65536)',
     '  --seed <n>               metadata: the workload seed (default 1)',
     '  --out <dir>              results directory (default <tmp>/kraft-perf-results)',
@@ -101,6 +105,7 @@ export function parsePerfCommandLine(args: readonly string[]): PerfCommand {
         ),
         recordSizeBytes: integer('record-size', values['record-size'], 256, 1, 1_000_000),
         lingerMs: integer('linger', values.linger, 25, 0, 60_000),
+        trials: integer('trials', values.trials, 3, 1, 1_000),
         snapshotThresholdBytes: integer('snapshot-bytes', values['snapshot-bytes'], 65_536, 1, 2 ** 40),
         seed: integer('seed', values.seed, 1, 0, 2 ** 31 - 1_000_001),
         outputDirectory: values.out,
@@ -123,6 +128,7 @@ function parse(args: readonly string[]) {
       throughput: { type: 'string' },
       'record-size': { type: 'string' },
       linger: { type: 'string' },
+      trials: { type: 'string' },
       'snapshot-bytes': { type: 'string' },
       seed: { type: 'string' },
       out: { type: 'string' },

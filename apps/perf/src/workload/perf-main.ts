@@ -1,5 +1,6 @@
 // `pnpm perf <scenario> [options]`: the workload generator (ADR 0027). Usage: perf-command-line.ts.
 
+import { failoverSummary, runFailoverScenario } from './failover-scenario.js';
 import { kafkaSummary, runKafkaScenario } from './kafka-scenario.js';
 import { LocalQuorum } from './local-quorum.js';
 import { runMetadataScenario } from './metadata-scenario.js';
@@ -19,8 +20,12 @@ async function runScenario(
     const result = await runMetadataScenario(options);
     return { passed: result.passed, result, summary: metadataSummary(result) };
   }
-  const result = await runKafkaScenario(options);
-  return { passed: result.passed, result, summary: kafkaSummary(result) };
+  if (options.scenario === 'kafka') {
+    const result = await runKafkaScenario(options);
+    return { passed: result.passed, result, summary: kafkaSummary(result) };
+  }
+  const result = await runFailoverScenario(options);
+  return { passed: result.passed, result, summary: failoverSummary(result) };
 }
 
 async function main(): Promise<number> {

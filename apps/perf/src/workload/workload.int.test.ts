@@ -3,6 +3,7 @@
 // they stop, also on failure (the runners destroy their quorums in `finally`).
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { runFailoverScenario } from './failover-scenario.js';
 import { runKafkaScenario } from './kafka-scenario.js';
 import { runMetadataScenario } from './metadata-scenario.js';
 
@@ -54,5 +55,21 @@ describe('pnpm perf', () => {
       expect(usage.peakRssBytes).toBeGreaterThan(16 * 1024 * 1024);
       expect(usage.writeBytes).toBeGreaterThan(0);
     }
+  });
+
+  it('failover: after kill -9 of the leader another node leads in a later epoch and commits', async () => {
+    const result = await runFailoverScenario({
+      nodeCount: 3,
+      trials: 1,
+      throughputRecordsPerSecond: 1_000,
+      recordSizeBytes: 64,
+      keepDirectory: false,
+    });
+    expect(result.failures).toEqual([]);
+    const [trial] = result.trials;
+    expect(trial?.newLeaderId).not.toBe(trial?.killedNodeId);
+    expect(trial?.newEpoch).toBeGreaterThan(trial?.killedEpoch as number);
+    expect(trial?.electedMs).toBeGreaterThan(0);
+    expect(trial?.firstCommitMs).toBeGreaterThanOrEqual(trial?.electedMs as number);
   });
 });
