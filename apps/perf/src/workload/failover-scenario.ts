@@ -1,4 +1,4 @@
-import { type LocalNode, LocalQuorum } from './local-quorum.js';
+import { type LocalNode, LocalQuorum, raftWorkloadArguments } from './local-quorum.js';
 import type { PerfOptions } from './perf-command-line.js';
 import { formatNumber, type MarkdownSummary } from './results.js';
 import { sleep } from './scenario-run.js';
@@ -80,19 +80,12 @@ async function runTrial(quorum: LocalQuorum): Promise<FailoverTrial> {
 
 /** K trials of kill -9 of the leader under Kafka's raft workload, each killed node restarted after. */
 export async function runFailoverScenario(options: FailoverScenarioOptions): Promise<FailoverScenarioResult> {
-  const quorum = await LocalQuorum.create({
-    nodeCount: options.nodeCount,
-    serverArguments: [
-      '--throughput',
-      String(options.throughputRecordsPerSecond),
-      '--record-size',
-      String(options.recordSizeBytes),
-    ],
+  const quorumOptions = {
+    ...options,
+    serverArguments: raftWorkloadArguments(options.throughputRecordsPerSecond, options.recordSizeBytes),
     statsIntervalMs: STATS_INTERVAL_MS,
-    ...(options.baseDirectory === undefined ? {} : { baseDirectory: options.baseDirectory }),
-  });
-  let passed = false;
-  try {
+  };
+  return LocalQuorum.run(quorumOptions, async (quorum) => {
     const failures: string[] = [];
     if (options.nodeCount < 3) failures.push('failover needs at least 3 nodes');
     const trials: FailoverTrial[] = [];
@@ -102,11 +95,16 @@ export async function runFailoverScenario(options: FailoverScenarioOptions): Pro
       for (let trial = 0; trial < options.trials; trial += 1) trials.push(await runTrial(quorum));
     }
     await quorum.stopAll();
-    passed = failures.length === 0;
-    return { scenario: 'failover', passed, failures, options, resolutionMs: STATS_INTERVAL_MS, trials };
-  } finally {
-    quorum.destroy(options.keepDirectory === true || !passed);
-  }
+    const passed = failures.length === 0;
+    return {
+      scenario: 'failover' as const,
+      passed,
+      failures,
+      options,
+      resolutionMs: STATS_INTERVAL_MS,
+      trials,
+    };
+  });
 }
 
 export function failoverSummary(result: FailoverScenarioResult): MarkdownSummary {

@@ -1,6 +1,6 @@
 import { decodeFromCompressedBase64 } from 'hdr-histogram-js';
 import { parseStatus } from '../support/test-server-process.js';
-import { type LocalNode, LocalQuorum } from './local-quorum.js';
+import { type LocalNode, LocalQuorum, raftWorkloadArguments } from './local-quorum.js';
 import type { PerfOptions } from './perf-command-line.js';
 import { formatMebibytes, formatNumber, type MarkdownSummary } from './results.js';
 import { type NodeUsage, runFor, usageBetween, usageNow } from './scenario-run.js';
@@ -61,20 +61,13 @@ function recordHighWatermarks(node: LocalNode, samples: HighWatermarkSample[]): 
  * when it stops), per-process CPU, peak RSS and disk writes from /proc.
  */
 export async function runKafkaScenario(options: KafkaScenarioOptions): Promise<KafkaScenarioResult> {
-  const quorum = await LocalQuorum.create({
-    nodeCount: options.nodeCount,
-    serverArguments: [
-      '--throughput',
-      String(options.throughputRecordsPerSecond),
-      '--record-size',
-      String(options.recordSizeBytes),
-    ],
+  const quorumOptions = {
+    ...options,
+    serverArguments: raftWorkloadArguments(options.throughputRecordsPerSecond, options.recordSizeBytes),
     properties: { 'controller.quorum.append.linger.ms': String(options.lingerMs) },
     statsIntervalMs: STATS_INTERVAL_MS,
-    ...(options.baseDirectory === undefined ? {} : { baseDirectory: options.baseDirectory }),
-  });
-  let passed = false;
-  try {
+  };
+  return LocalQuorum.run(quorumOptions, async (quorum) => {
     const samples: HighWatermarkSample[] = [];
     const histograms: string[] = [];
     for (const node of quorum.nodes) {
@@ -90,12 +83,8 @@ export async function runKafkaScenario(options: KafkaScenarioOptions): Promise<K
     const usage = usageBetween(usageAtStart, usageNow(quorum));
     const window = samples.slice(firstSample);
     await quorum.stopAll();
-    const result = kafkaResult(options, leader.nodeId, window, histograms, usage);
-    passed = result.passed;
-    return result;
-  } finally {
-    quorum.destroy(options.keepDirectory === true || !passed);
-  }
+    return kafkaResult(options, leader.nodeId, window, histograms, usage);
+  });
 }
 
 function kafkaResult(

@@ -24,6 +24,11 @@ export interface LocalQuorumOptions {
   readonly baseDirectory?: string;
 }
 
+/** The test server's arguments for Kafka's raft workload. */
+export function raftWorkloadArguments(throughputRecordsPerSecond: number, recordSizeBytes: number): string[] {
+  return ['--throughput', String(throughputRecordsPerSecond), '--record-size', String(recordSizeBytes)];
+}
+
 /** One local node: the process, and where its files are. */
 export class LocalNode extends TestServerProcess {
   constructor(
@@ -127,6 +132,25 @@ export class LocalQuorum {
     } catch (error) {
       quorum.destroy();
       throw error;
+    }
+  }
+
+  /**
+   * Creates a quorum, runs `body` on it, and always destroys it: the run dir is kept when the
+   * result did not pass (or never came), or when `keepDirectory`.
+   */
+  static async run<T extends { readonly passed: boolean }>(
+    options: LocalQuorumOptions & { readonly keepDirectory?: boolean },
+    body: (quorum: LocalQuorum) => Promise<T>,
+  ): Promise<T> {
+    const quorum = await LocalQuorum.create(options);
+    let passed = false;
+    try {
+      const result = await body(quorum);
+      passed = result.passed;
+      return result;
+    } finally {
+      quorum.destroy(options.keepDirectory === true || !passed);
     }
   }
 

@@ -121,8 +121,8 @@ function settled(nodes: readonly TrackedNode[]): boolean {
  * its offset.
  */
 export async function runMetadataScenario(options: MetadataScenarioOptions): Promise<MetadataScenarioResult> {
-  const quorum = await LocalQuorum.create({
-    nodeCount: options.nodeCount,
+  const quorumOptions = {
+    ...options,
     serverArguments: [
       '--workload',
       'metadata',
@@ -133,10 +133,8 @@ export async function runMetadataScenario(options: MetadataScenarioOptions): Pro
     ],
     properties: { 'metadata.log.max.record.bytes.between.snapshots': String(options.snapshotThresholdBytes) },
     statsIntervalMs: STATUS_INTERVAL_MS,
-    ...(options.baseDirectory === undefined ? {} : { baseDirectory: options.baseDirectory }),
-  });
-  let passed = false;
-  try {
+  };
+  return LocalQuorum.run(quorumOptions, async (quorum) => {
     const nodes = quorum.nodes.map(track);
     const leader = await quorum.waitForLeader(LEADER_TIMEOUT_MS);
     const leaderTracked = nodes[leader.nodeId - 1] as TrackedNode;
@@ -150,16 +148,12 @@ export async function runMetadataScenario(options: MetadataScenarioOptions): Pro
     await quorum.waitFor('the images to settle', SETTLE_TIMEOUT_MS, () => settled(nodes));
     const usage = usageBetween(usageAtStart, usageNow(quorum));
     await quorum.stopAll();
-    const result = checkRun(options, quorum, nodes, usage, {
+    return checkRun(options, quorum, nodes, usage, {
       leaderId: leader.nodeId,
       measuredMs,
       appliedRecordsPerSecond: (appliedRecords * 1000) / measuredMs,
     });
-    passed = result.passed;
-    return result;
-  } finally {
-    quorum.destroy(options.keepDirectory === true || !passed);
-  }
+  });
 }
 
 function checkRun(
