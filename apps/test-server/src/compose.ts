@@ -226,7 +226,7 @@ function attachWorkload(options: ServerOptions, client: KafkaRaftClient, driver:
   return { workload, reporter };
 }
 
-/** Kafka's generator and listener; at the end the run's whole commit-latency histogram is printed. */
+/** Kafka's generator and listener; with `--print-latency-histogram`, the run's commit-latency histogram each interval and at the end. */
 function attachRaftWorkload(
   options: ServerOptions,
   client: KafkaRaftClient,
@@ -251,21 +251,22 @@ function attachRaftWorkload(
     logger: workloadLogger,
     ...(history === undefined ? {} : { history }),
   });
-  const cumulativeLatency = new CumulativeLatency();
+  const cumulativeLatency = commandLine.printLatencyHistogram === true ? new CumulativeLatency() : undefined;
   client.register(
     new WorkloadListener({
       generator,
       stats,
       nowMs: timerScheduler.nowMs,
       logger: workloadLogger,
-      cumulativeLatency,
+      ...(cumulativeLatency === undefined ? {} : { cumulativeLatency }),
     }),
   );
+  cumulativeLatency?.start(options.statsIntervalMs ?? STATS_INTERVAL_MS, options.writeStatsLine);
   return {
     close() {
       generator.stop();
       history?.close();
-      if (cumulativeLatency.count > 0) options.writeStatsLine(cumulativeLatency.line());
+      cumulativeLatency?.stop();
     },
   };
 }

@@ -1,4 +1,4 @@
-import { decodeFromCompressedBase64 } from 'hdr-histogram-js';
+import { decodeFromCompressedBase64, encodeIntoCompressedBase64 } from 'hdr-histogram-js';
 import { parseStatus } from '../support/test-server-process.js';
 import { type LocalNode, LocalQuorum, raftWorkloadArguments } from './local-quorum.js';
 import type { PerfOptions } from './perf-command-line.js';
@@ -15,7 +15,13 @@ const PERCENTILES = [50, 75, 90, 99, 99.9, 99.99] as const;
 
 export type KafkaScenarioOptions = Pick<
   PerfOptions,
-  'nodeCount' | 'durationMs' | 'throughputRecordsPerSecond' | 'recordSizeBytes' | 'lingerMs' | 'keepDirectory'
+  | 'nodeCount'
+  | 'durationMs'
+  | 'warmupMs'
+  | 'throughputRecordsPerSecond'
+  | 'recordSizeBytes'
+  | 'lingerMs'
+  | 'keepDirectory'
 > & { readonly baseDirectory?: string };
 
 /** The leader's high watermark at a time (`performance.now()`), from its stats line. */
@@ -41,10 +47,40 @@ export interface KafkaScenarioResult {
     /** Every node's CPU-seconds over the window per committed MiB. */
     readonly cpuSecondsPerCommittedMebibyte: Readonly<Record<string, number>>;
   };
-  /** The leader's whole latency histogram (HdrHistogram, compressed base64, microseconds). */
+  /** The leader's latency histogram over the window (HdrHistogram, compressed base64, microseconds). */
   readonly latencyHistogram: string | undefined;
   readonly highWatermarks: readonly HighWatermarkSample[];
   readonly usage: readonly NodeUsage[];
+}
+
+/** The leader's latencies over the window: its final cumulative histogram minus the one before the window. */
+interface WindowLatency {
+  readonly count: number;
+  readonly percentilesMs: Readonly<Record<string, number>>;
+  /** The window's histogram, HdrHistogram's compressed base64 (microseconds). */
+  readonly encoded: string;
+}
+
+function windowLatency(atStart: string | undefined, atEnd: string | undefined): WindowLatency | undefined {
+  if (atEnd === undefined) return undefined;
+  const histogram = decodeFromCompressedBase64(atEnd);
+  if (atStart !== undefined) {
+    const before = decodeFromCompressedBase64(atStart);
+    histogram.subtract(before);
+    before.destroy();
+  }
+  const percentilesMs: Record<string, number> = {};
+  for (const percentile of PERCENTILES) {
+    percentilesMs[`p${percentile}`] = histogram.getValueAtPercentile(percentile) / 1000;
+  }
+  percentilesMs['max'] = histogram.maxValue / 1000;
+  const result = {
+    count: histogram.totalCount,
+    percentilesMs,
+    encoded: encodeIntoCompressedBase64(histogram),
+  };
+  histogram.destroy();
+  return result;
 }
 
 function recordHighWatermarks(node: LocalNode, samples: HighWatermarkSample[]): void {
@@ -57,13 +93,17 @@ function recordHighWatermarks(node: LocalNode, samples: HighWatermarkSample[]): 
 
 /**
  * Kafka's raft workload (TestRaftServer's): committed records/s from the leader's high watermark
- * over the run (its stats lines), commit latency from the leader's whole HdrHistogram (printed
- * when it stops), per-process CPU, peak RSS and disk writes from /proc.
+ * over the window (its stats lines), commit latency from the leader's cumulative HdrHistogram
+ * (printed each second: the last line before the window subtracted from the last in it),
+ * per-process CPU, peak RSS and disk writes from /proc, all after `warmupMs` unmeasured.
  */
 export async function runKafkaScenario(options: KafkaScenarioOptions): Promise<KafkaScenarioResult> {
   const quorumOptions = {
     ...options,
-    serverArguments: raftWorkloadArguments(options.throughputRecordsPerSecond, options.recordSizeBytes),
+    serverArguments: [
+      ...raftWorkloadArguments(options.throughputRecordsPerSecond, options.recordSizeBytes),
+      '--print-latency-histogram',
+    ],
     properties: { 'controller.quorum.append.linger.ms': String(options.lingerMs) },
     statsIntervalMs: STATS_INTERVAL_MS,
   };
@@ -77,13 +117,19 @@ export async function runKafkaScenario(options: KafkaScenarioOptions): Promise<K
       });
     }
     const leader = await quorum.waitForLeader(LEADER_TIMEOUT_MS);
+    await runFor(quorum, options.warmupMs);
     const firstSample = samples.length;
+    // The cumulative histogram printed last before the window: subtracted from the final one.
+    const histogramAtStart = histograms.at(-1);
     const usageAtStart = usageNow(quorum);
     await runFor(quorum, options.durationMs);
     const usage = usageBetween(usageAtStart, usageNow(quorum));
     const window = samples.slice(firstSample);
+    // The last line of the window, not the one printed at shutdown: both windows end together.
+    const histogramAtEnd = histograms.at(-1);
     await quorum.stopAll();
-    return kafkaResult(options, leader.nodeId, window, histograms, usage);
+    const latency = windowLatency(histogramAtStart, histogramAtEnd);
+    return kafkaResult(options, leader.nodeId, window, latency, usage);
   });
 }
 
@@ -91,7 +137,7 @@ function kafkaResult(
   options: KafkaScenarioOptions,
   leaderId: number,
   samples: readonly HighWatermarkSample[],
-  histograms: readonly string[],
+  latency: WindowLatency | undefined,
   usage: readonly NodeUsage[],
 ): KafkaScenarioResult {
   const failures: string[] = [];
@@ -103,19 +149,9 @@ function kafkaResult(
   if (windowMs <= 0) failures.push('fewer than two leader stats lines: run longer');
   const committedRecordsPerSecond = windowMs > 0 ? (committedRecords * 1000) / windowMs : 0;
   const committedBytesPerSecond = committedRecordsPerSecond * options.recordSizeBytes;
-  const encoded = histograms.at(-1);
-  const latencyMs: Record<string, number> = {};
-  let latencyCount = 0;
-  if (encoded === undefined) {
-    failures.push('the leader printed no commit-latency histogram');
-  } else {
-    const histogram = decodeFromCompressedBase64(encoded);
-    latencyCount = histogram.totalCount;
-    for (const percentile of PERCENTILES)
-      latencyMs[`p${percentile}`] = histogram.getValueAtPercentile(percentile) / 1000;
-    latencyMs['max'] = histogram.maxValue / 1000;
-    histogram.destroy();
-  }
+  if (latency === undefined) failures.push('the leader printed no commit-latency histogram');
+  const latencyMs = latency?.percentilesMs ?? {};
+  const latencyCount = latency?.count ?? 0;
   if (committedRecords <= 0) failures.push('nothing was committed');
   const committedMebibytes = (committedRecords * options.recordSizeBytes) / MEBIBYTE;
   const cpuSecondsPerCommittedMebibyte = Object.fromEntries(
@@ -139,7 +175,7 @@ function kafkaResult(
       latencyMs,
       cpuSecondsPerCommittedMebibyte,
     },
-    latencyHistogram: encoded,
+    latencyHistogram: latency?.encoded,
     highWatermarks: samples,
     usage,
   };
@@ -170,7 +206,8 @@ export function kafkaSummary(result: KafkaScenarioResult): MarkdownSummary {
     ],
     notes: [
       'committed records/s: the leader high watermark difference over the window between its first and last stats line (control records included: one per election)',
-      "latency: the leader's own appends, append to commit, its whole HdrHistogram since start",
+      "latency: the leader's own appends, append to commit, its HdrHistogram over the window (the final cumulative one minus the one before the window)",
+      `warm-up ${formatNumber(options.warmupMs / 1000, 1)} s before the window, not measured`,
     ],
   };
 }

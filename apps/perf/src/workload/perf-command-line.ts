@@ -10,6 +10,8 @@ export interface PerfOptions {
   readonly scenario: Scenario;
   readonly nodeCount: number;
   readonly durationMs: number;
+  /** kafka: run this long after the leader is elected before the measured window starts. */
+  readonly warmupMs: number;
   readonly throughputRecordsPerSecond: number;
   readonly recordSizeBytes: number;
   readonly lingerMs: number;
@@ -48,6 +50,7 @@ export function perfUsage(): string {
     '  --nodes <1|3|5>          voters (default 3)',
     '  --duration <s>           measured run time (metadata 20, kafka 30)',
     '  --throughput <n>         records/s offered (metadata 2000, kafka 5000)',
+    '  --warmup <s>             kafka: unmeasured seconds before the window (JIT, first batches; default 5)',
     '  --record-size <bytes>    kafka: record size (default 256)',
     '  --linger <ms>            kafka: controller.quorum.append.linger.ms (default 25)',
     '  --trials <n>             failover: how many leaders to kill (default 3)',
@@ -106,6 +109,7 @@ export function parsePerfCommandLine(args: readonly string[]): PerfCommand {
         recordSizeBytes: integer('record-size', values['record-size'], 256, 1, 1_000_000),
         lingerMs: integer('linger', values.linger, 25, 0, 60_000),
         trials: integer('trials', values.trials, 3, 1, 1_000),
+        warmupMs: integer('warmup', values.warmup, 5, 0, 3_600) * 1000,
         snapshotThresholdBytes: integer('snapshot-bytes', values['snapshot-bytes'], 65_536, 1, 2 ** 40),
         seed: integer('seed', values.seed, 1, 0, 2 ** 31 - 1_000_001),
         outputDirectory: values.out,
@@ -129,6 +133,7 @@ function parse(args: readonly string[]) {
       'record-size': { type: 'string' },
       linger: { type: 'string' },
       trials: { type: 'string' },
+      warmup: { type: 'string' },
       'snapshot-bytes': { type: 'string' },
       seed: { type: 'string' },
       out: { type: 'string' },

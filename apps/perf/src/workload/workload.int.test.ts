@@ -36,6 +36,7 @@ describe('pnpm perf', () => {
     const result = await runKafkaScenario({
       nodeCount: 3,
       durationMs: 4_000,
+      warmupMs: 1_000,
       throughputRecordsPerSecond: 2_000,
       recordSizeBytes: 256,
       lingerMs: 25,

@@ -35,6 +35,9 @@ describe('parseCommandLine', () => {
     const metadata = parseCommandLine([...required, '--workload', 'metadata', '--seed', '42']);
     expect(metadata.kind === 'run' && metadata.options.workload).toBe('metadata');
     expect(metadata.kind === 'run' && metadata.options.seed).toBe(42);
+    expect(defaults).not.toHaveProperty('options.printLatencyHistogram');
+    const histogram = parseCommandLine([...required, '--print-latency-histogram']);
+    expect(histogram.kind === 'run' && histogram.options.printLatencyHistogram).toBe(true);
     const withHistory = parseCommandLine([...required, '--workload', 'metadata', '--history-file', 'h']);
     expect(withHistory.kind === 'usage-error' && withHistory.message).toContain('no record tags');
   });

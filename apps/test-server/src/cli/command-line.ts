@@ -14,6 +14,8 @@ export interface CommandLineOptions {
   readonly workload?: WorkloadKind;
   /** `--seed`: the metadata workload's record choices; undefined draws one at start. */
   readonly seed?: number;
+  /** `--print-latency-histogram`: the raft workload prints its cumulative commit-latency histogram with each stats line. */
+  readonly printLatencyHistogram?: boolean;
 }
 
 export const WORKLOAD_KINDS = ['raft', 'metadata'] as const;
@@ -113,6 +115,10 @@ function buildCommand(): Command {
       "the metadata workload's seed (each epoch a node leads draws from seed + epoch); random by default",
       integerInRange('--seed', 0, MAXIMUM_SEED),
     )
+    .option(
+      '--print-latency-histogram',
+      "print the leader's cumulative commit-latency HdrHistogram (compressed base64) with each stats line and at the stop",
+    )
     .helpOption('-h, --help', 'print this help and exit')
     .allowExcessArguments(false)
     .exitOverride()
@@ -144,6 +150,7 @@ export function parseCommandLine(args: readonly string[]): CommandLineResult {
     historyFile?: string;
     workload: WorkloadKind;
     seed?: number;
+    printLatencyHistogram?: boolean;
   }>();
   if (values.historyFile !== undefined && values.workload === 'metadata') {
     return {
@@ -169,6 +176,7 @@ export function parseCommandLine(args: readonly string[]): CommandLineResult {
       ...(values.historyFile === undefined ? {} : { historyFile: values.historyFile }),
       workload: values.workload,
       ...(values.seed === undefined ? {} : { seed: values.seed }),
+      ...(values.printLatencyHistogram === true ? { printLatencyHistogram: true } : {}),
     },
   };
 }
