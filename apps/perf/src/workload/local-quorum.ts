@@ -150,7 +150,9 @@ export class LocalQuorum {
       passed = result.passed;
       return result;
     } finally {
-      quorum.destroy(options.keepDirectory === true || !passed);
+      const keep = options.keepDirectory === true || !passed;
+      quorum.destroy(keep);
+      if (keep) process.stderr.write(`run dir kept: ${quorum.directory}\n`);
     }
   }
 

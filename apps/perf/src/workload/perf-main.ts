@@ -8,9 +8,12 @@ import { metadataSummary } from './metadata-summary.js';
 import { type PerfOptions, parsePerfCommandLine, USAGE_EXIT_CODE } from './perf-command-line.js';
 import { defaultResultsDirectory, type MarkdownSummary, writeResults } from './results.js';
 
-/** Whatever happens (Ctrl-C, SIGTERM, a crash), every server this runner started is killed. */
+/**
+ * Whatever happens (Ctrl-C, SIGTERM, a crash), every server this runner started is killed; an
+ * interrupted run's dir goes too (a failed one is kept by the scenario, which says where).
+ */
 function destroyActiveQuorums(): void {
-  for (const quorum of LocalQuorum.active) quorum.destroy(true);
+  for (const quorum of LocalQuorum.active) quorum.destroy(false);
 }
 
 async function runScenario(
