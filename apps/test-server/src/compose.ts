@@ -5,6 +5,7 @@
  * RaftDriver → workload and listener → stats. DescribeQuorum is answered by the raft client
  * besides Kafka's test-server APIs.
  */
+import { randomInt } from 'node:crypto';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { FlushedDataLossError, LogConfig, LogDirectoryLock, type LostFlushedDataPolicy } from '@kraft/log';
@@ -23,12 +24,14 @@ import {
 import { NodeFileSystem } from '@kraft/records';
 import { type ListenerSpec, TcpNetworkChannel, TlsContext } from '@kraft/transport-tcp';
 import type { Logger } from 'pino';
-import type { CommandLineOptions } from './cli/command-line.js';
+import { type CommandLineOptions, MAXIMUM_SEED } from './cli/command-line.js';
 import { ConfigError } from './config/config-error.js';
 import type { ServerConfig, VoterEndpoint } from './config/server-config.js';
+import { MetadataWorkload } from './metadata/metadata-workload.js';
 import { CommitStats } from './stats/commit-stats.js';
-import { StatsReporter } from './stats/stats-reporter.js';
+import { STATS_INTERVAL_MS, StatsReporter } from './stats/stats-reporter.js';
 import { ensureLogDirectoryFormatted } from './storage/meta-properties.js';
+import { CumulativeLatency } from './workload/cumulative-latency.js';
 import { RaftWorkloadGenerator } from './workload/raft-workload-generator.js';
 import { openHistoryFile, WorkloadHistory } from './workload/workload-history.js';
 import { WorkloadListener } from './workload/workload-listener.js';
@@ -46,6 +49,8 @@ const QUORUM_STATE_FILE_NAME = 'quorum-state';
  * latency only measures the queue).
  */
 const MAX_OUTSTANDING_WORKLOAD_BYTES = 4 * 1024 * 1024;
+/** A drawn seed leaves room for the epochs added to it (each epoch a node leads draws from seed + epoch). */
+const MAX_EPOCH_OFFSET = 1_000_000;
 /** The raft driver's queue bound matches the channel's, so the channel is the one that refuses. */
 const MAX_QUEUED_DRIVER_MESSAGES = 65_536;
 
@@ -130,7 +135,7 @@ async function startLockedServer(
     logger,
     maxQueuedMessages: MAX_QUEUED_DRIVER_MESSAGES,
   });
-  const { generator, reporter, history } = attachWorkload(options, client, driver);
+  const { workload, reporter } = attachWorkload(options, client, driver);
   client.initialize(time.milliseconds());
   const stopped = driver.start();
   // The driver takes inbound traffic directly; a request it refuses (queue full) closes that
@@ -142,8 +147,7 @@ async function startLockedServer(
     stopped,
     async shutdown(timeoutMs) {
       reporter.stop();
-      generator.stop();
-      history?.close();
+      workload.close();
       channel.beginShutdown();
       try {
         await driver.shutdown(timeoutMs);
@@ -188,30 +192,18 @@ function createClient(parts: ClientParts): KafkaRaftClient {
   });
 }
 
-/** The workload generator and listener on the client, and the stats reporter over them. */
+/** What compose stops when the server stops: the generator, and what it prints at the end. */
+interface AttachedWorkload {
+  close(): void;
+}
+
+/** The workload (Kafka's raft workload or the metadata workload) on the client, and the stats reporter. */
 function attachWorkload(options: ServerOptions, client: KafkaRaftClient, driver: RaftDriver) {
-  const { config, commandLine, logger } = options;
-  const workloadLogger = logger.child({ component: 'workload' });
   const stats = new CommitStats();
-  const history =
-    commandLine.historyFile === undefined
-      ? undefined
-      : new WorkloadHistory(config.nodeId, openHistoryFile(commandLine.historyFile));
-  const generator = new RaftWorkloadGenerator({
-    client: driver,
-    localNodeId: config.nodeId,
-    throughputRecordsPerSecond: commandLine.throughputRecordsPerSecond,
-    recordSizeBytes: commandLine.recordSizeBytes,
-    maxOutstandingBytes: Math.max(MAX_OUTSTANDING_WORKLOAD_BYTES, commandLine.recordSizeBytes),
-    scheduler: timerScheduler,
-    // RaftDriver.scheduleAppend wakes the driver itself.
-    onAppended: () => {},
-    logger: workloadLogger,
-    ...(history === undefined ? {} : { history }),
-  });
-  client.register(
-    new WorkloadListener({ generator, stats, nowMs: timerScheduler.nowMs, logger: workloadLogger }),
-  );
+  const workload =
+    options.commandLine.workload === 'metadata'
+      ? attachMetadataWorkload(options, client, driver, stats)
+      : attachRaftWorkload(options, client, driver, stats);
   // 10 ms resolution: the sampling timer costs nothing at that rate, and P6's bar is 20 ms.
   const eventLoopDelay = monitorEventLoopDelay({ resolution: 10 });
   const reporter = new StatsReporter({
@@ -231,7 +223,96 @@ function attachWorkload(options: ServerOptions, client: KafkaRaftClient, driver:
     eventLoopDelay,
     ...(options.statsIntervalMs === undefined ? {} : { intervalMs: options.statsIntervalMs }),
   });
-  return { generator, reporter, history };
+  return { workload, reporter };
+}
+
+/** Kafka's generator and listener; with `--print-latency-histogram`, the run's commit-latency histogram each interval and at the end. */
+function attachRaftWorkload(
+  options: ServerOptions,
+  client: KafkaRaftClient,
+  driver: RaftDriver,
+  stats: CommitStats,
+): AttachedWorkload {
+  const { config, commandLine, logger } = options;
+  const workloadLogger = logger.child({ component: 'workload' });
+  const history =
+    commandLine.historyFile === undefined
+      ? undefined
+      : new WorkloadHistory(config.nodeId, openHistoryFile(commandLine.historyFile));
+  const generator = new RaftWorkloadGenerator({
+    client: driver,
+    localNodeId: config.nodeId,
+    throughputRecordsPerSecond: commandLine.throughputRecordsPerSecond,
+    recordSizeBytes: commandLine.recordSizeBytes,
+    maxOutstandingBytes: Math.max(MAX_OUTSTANDING_WORKLOAD_BYTES, commandLine.recordSizeBytes),
+    scheduler: timerScheduler,
+    // RaftDriver.scheduleAppend wakes the driver itself.
+    onAppended: () => {},
+    logger: workloadLogger,
+    ...(history === undefined ? {} : { history }),
+  });
+  const cumulativeLatency = commandLine.printLatencyHistogram === true ? new CumulativeLatency() : undefined;
+  client.register(
+    new WorkloadListener({
+      generator,
+      stats,
+      nowMs: timerScheduler.nowMs,
+      logger: workloadLogger,
+      ...(cumulativeLatency === undefined ? {} : { cumulativeLatency }),
+    }),
+  );
+  cumulativeLatency?.start(options.statsIntervalMs ?? STATS_INTERVAL_MS, options.writeStatsLine);
+  return {
+    close() {
+      generator.stop();
+      history?.close();
+      cumulativeLatency?.stop();
+    },
+  };
+}
+
+/**
+ * The metadata workload; SIGUSR2 stops its appends (the perf tool's request before it compares
+ * the nodes' images), and its image digest is printed when the server stops.
+ */
+function attachMetadataWorkload(
+  options: ServerOptions,
+  client: KafkaRaftClient,
+  driver: RaftDriver,
+  stats: CommitStats,
+): AttachedWorkload {
+  const { config, commandLine, logger } = options;
+  const workloadLogger = logger.child({ component: 'metadata-workload' });
+  const seed = commandLine.seed ?? randomInt(MAXIMUM_SEED - MAX_EPOCH_OFFSET);
+  workloadLogger.info({ seed }, 'metadata workload seed');
+  const workload = new MetadataWorkload({
+    client,
+    appender: driver,
+    localNodeId: config.nodeId,
+    throughputRecordsPerSecond: commandLine.throughputRecordsPerSecond,
+    seed,
+    maxBytesBetweenSnapshots: config.metadataLog.maxRecordBytesBetweenSnapshots,
+    maxSnapshotIntervalMs: config.metadataLog.maxSnapshotIntervalMs,
+    stats,
+    scheduler: timerScheduler,
+    statusIntervalMs: options.statsIntervalMs ?? STATS_INTERVAL_MS,
+    writeLine: options.writeStatsLine,
+    // A loading fault on a controller ends the process (run-test-server's uncaught-error path).
+    terminate: (error) =>
+      setImmediate(() => {
+        throw error;
+      }),
+    logger: workloadLogger,
+  });
+  workload.start();
+  const stopAppending = () => workload.stopAppending();
+  process.on('SIGUSR2', stopAppending);
+  return {
+    close() {
+      process.off('SIGUSR2', stopAppending);
+      workload.close();
+    },
+  };
 }
 
 /** Errors of `listen()` that the operator fixes in `listeners` (or by stopping what holds the port). */

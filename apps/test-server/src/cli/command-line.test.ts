@@ -28,6 +28,20 @@ describe('parseCommandLine', () => {
     expect(tooSmall.kind === 'usage-error' && tooSmall.message).toContain('at least 16 bytes');
   });
 
+  it("runs Kafka's raft workload unless --workload metadata is given, with an optional --seed", () => {
+    const defaults = parseCommandLine(required);
+    expect(defaults.kind === 'run' && defaults.options.workload).toBe('raft');
+    expect(defaults).not.toHaveProperty('options.seed');
+    const metadata = parseCommandLine([...required, '--workload', 'metadata', '--seed', '42']);
+    expect(metadata.kind === 'run' && metadata.options.workload).toBe('metadata');
+    expect(metadata.kind === 'run' && metadata.options.seed).toBe(42);
+    expect(defaults).not.toHaveProperty('options.printLatencyHistogram');
+    const histogram = parseCommandLine([...required, '--print-latency-histogram']);
+    expect(histogram.kind === 'run' && histogram.options.printLatencyHistogram).toBe(true);
+    const withHistory = parseCommandLine([...required, '--workload', 'metadata', '--history-file', 'h']);
+    expect(withHistory.kind === 'usage-error' && withHistory.message).toContain('no record tags');
+  });
+
   it('returns the help text for --help', () => {
     const result = parseCommandLine(['--help']);
     expect(result.kind).toBe('help');
@@ -45,6 +59,8 @@ describe('parseCommandLine', () => {
     [[...required, '--record-size', '0'], '--record-size must be an integer in [1,'],
     [[...required, '--record-size'], 'argument missing'],
     [[...required, '--bogus'], "unknown option '--bogus'"],
+    [[...required, '--workload', 'etcd'], "one of raft, metadata is expected, got 'etcd'"],
+    [[...required, '--seed', '-1'], '--seed must be an integer in [0,'],
     [[...required, 'extra'], 'too many arguments'],
   ])('rejects %j with a usage error', (args, expected) => {
     const result = parseCommandLine(args);

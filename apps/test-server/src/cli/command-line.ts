@@ -10,7 +10,16 @@ export interface CommandLineOptions {
   readonly recordSizeBytes: number;
   /** `--history-file`: tag each record (node, epoch, sequence) and record each append's outcome there. */
   readonly historyFile?: string;
+  /** `--workload`: Kafka's raft workload (opaque records; also when absent) or metadata records through a MetadataLoader. */
+  readonly workload?: WorkloadKind;
+  /** `--seed`: the metadata workload's record choices; undefined draws one at start. */
+  readonly seed?: number;
+  /** `--print-latency-histogram`: the raft workload prints its cumulative commit-latency histogram with each stats line. */
+  readonly printLatencyHistogram?: boolean;
 }
+
+export const WORKLOAD_KINDS = ['raft', 'metadata'] as const;
+export type WorkloadKind = (typeof WORKLOAD_KINDS)[number];
 
 export type CommandLineResult =
   | { readonly kind: 'run'; readonly options: CommandLineOptions }
@@ -33,6 +42,9 @@ export const MAXIMUM_RECORD_SIZE_BYTES = 1_000_000;
 /** Far above what one node can commit; it only catches typos such as a stray exponent. */
 export const MAXIMUM_THROUGHPUT_RECORDS_PER_SECOND = 10_000_000;
 
+/** Seeds are 32-bit (raft's SeededRandom); epochs are added to it, so it stays well below 2^32. */
+export const MAXIMUM_SEED = 2 ** 31 - 1;
+
 const PROGRAM_NAME = 'test-kraft-server-start.sh';
 
 function integerInRange(name: string, minimum: number, maximum: number): (text: string) => number {
@@ -43,6 +55,13 @@ function integerInRange(name: string, minimum: number, maximum: number): (text: 
     }
     return value;
   };
+}
+
+function workloadKind(text: string): WorkloadKind {
+  if (!(WORKLOAD_KINDS as readonly string[]).includes(text)) {
+    throw new InvalidArgumentError(`one of ${WORKLOAD_KINDS.join(', ')} is expected, got '${text}'`);
+  }
+  return text as WorkloadKind;
 }
 
 function directoryId(text: string): Uuid {
@@ -85,6 +104,21 @@ function buildCommand(): Command {
       '--history-file <file>',
       'tag each record with (node, epoch, sequence) and append every operation (invoke/ok/fail/info) to this file',
     )
+    .option(
+      '--workload <kind>',
+      "raft: Kafka's __raft_performance_test records; metadata: metadata records applied by a MetadataLoader with snapshots",
+      workloadKind,
+      'raft' as WorkloadKind,
+    )
+    .option(
+      '--seed <n>',
+      "the metadata workload's seed (each epoch a node leads draws from seed + epoch); random by default",
+      integerInRange('--seed', 0, MAXIMUM_SEED),
+    )
+    .option(
+      '--print-latency-histogram',
+      "print the leader's cumulative commit-latency HdrHistogram (compressed base64) with each stats line and at the stop",
+    )
     .helpOption('-h, --help', 'print this help and exit')
     .allowExcessArguments(false)
     .exitOverride()
@@ -114,7 +148,17 @@ export function parseCommandLine(args: readonly string[]): CommandLineResult {
     throughput: number;
     recordSize: number;
     historyFile?: string;
+    workload: WorkloadKind;
+    seed?: number;
+    printLatencyHistogram?: boolean;
   }>();
+  if (values.historyFile !== undefined && values.workload === 'metadata') {
+    return {
+      kind: 'usage-error',
+      message: 'error: --history-file records the raft workload; the metadata workload has no record tags',
+      usage: command.helpInformation(),
+    };
+  }
   if (values.historyFile !== undefined && values.recordSize < RECORD_TAG_BYTES) {
     return {
       kind: 'usage-error',
@@ -130,6 +174,9 @@ export function parseCommandLine(args: readonly string[]): CommandLineResult {
       throughputRecordsPerSecond: values.throughput,
       recordSizeBytes: values.recordSize,
       ...(values.historyFile === undefined ? {} : { historyFile: values.historyFile }),
+      workload: values.workload,
+      ...(values.seed === undefined ? {} : { seed: values.seed }),
+      ...(values.printLatencyHistogram === true ? { printLatencyHistogram: true } : {}),
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Logger } from '@kraft/protocol';
 import type { CommitStats } from '../stats/commit-stats.js';
+import type { CumulativeLatency } from './cumulative-latency.js';
 import type { RaftWorkloadGenerator } from './raft-workload-generator.js';
 
 /** The parts of a committed `Batch` (from @kraft/records) the listener reads. */
@@ -22,6 +23,8 @@ export interface WorkloadListenerOptions {
   /** The generator's scheduler clock: a commit's latency is measured against its append time. */
   readonly nowMs: () => number;
   readonly logger: Logger;
+  /** Also receives every measured latency, for the whole run's distribution. */
+  readonly cumulativeLatency?: CumulativeLatency;
 }
 
 /**
@@ -72,6 +75,9 @@ export class WorkloadListener {
   private recordCommit(epoch: number, offset: number, sizeInBytes: number, nowMs: number): void {
     const appendTimeMs = this.options.generator.takeAppendTimeMs(epoch, offset);
     if (appendTimeMs === undefined) this.options.stats.recordCommitWithoutLatency(sizeInBytes);
-    else this.options.stats.recordCommit(nowMs - appendTimeMs, sizeInBytes);
+    else {
+      this.options.stats.recordCommit(nowMs - appendTimeMs, sizeInBytes);
+      this.options.cumulativeLatency?.recordMs(nowMs - appendTimeMs);
+    }
   }
 }

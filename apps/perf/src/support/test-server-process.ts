@@ -1,0 +1,149 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+/** The test server's start script (a process, never an import: nothing imports an app). */
+export const START_SCRIPT = join(
+  import.meta.dirname,
+  '..',
+  '..',
+  '..',
+  'test-server',
+  'bin',
+  'test-kraft-server-start.sh',
+);
+
+/** The fields of the test server's stats line the runners follow (its README, "What a node does"). */
+export interface NodeStatus {
+  readonly role: string;
+  readonly epoch: number;
+  readonly highWatermark: number | undefined;
+  readonly leaderId: number | undefined;
+  readonly logEndOffset: number;
+}
+
+const STATUS_PATTERN =
+  /Role: (?<role>\w+), Epoch: (?<epoch>\d+), High watermark: (?<highWatermark>\d+|unknown)(?:, [^,]+)*?, Leader: (?<leaderId>\d+|none), Log end offset: (?<logEndOffset>\d+)$/;
+
+export function parseStatus(line: string): NodeStatus | undefined {
+  const groups = STATUS_PATTERN.exec(line)?.groups;
+  if (groups === undefined) return undefined;
+  const numberOrUndefined = (text: string | undefined) =>
+    text === undefined || text === 'unknown' || text === 'none' ? undefined : Number(text);
+  return {
+    role: groups['role'] as string,
+    epoch: Number(groups['epoch']),
+    highWatermark: numberOrUndefined(groups['highWatermark']),
+    leaderId: numberOrUndefined(groups['leaderId']),
+    logEndOffset: Number(groups['logEndOffset']),
+  };
+}
+
+export interface ExitStatus {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+export interface TestServerProcessOptions {
+  readonly nodeId: number;
+  /** The server's stderr (its pino log) is appended there. */
+  readonly stderrPath: string;
+  readonly statsIntervalMs: number;
+}
+
+/**
+ * One test server process, restartable: its stderr goes to a file, its stdout lines go to the
+ * line handlers, and its stats lines update `status` and `maxHighWatermark`. What to run (the
+ * start script, under `ip netns exec` or not) is the caller's: `launch(command)`.
+ */
+export class TestServerProcess {
+  status: NodeStatus | undefined;
+  /** The highest high watermark this node ever reported: committed, whatever happened later. */
+  maxHighWatermark = 0;
+  private child: ChildProcess | undefined;
+  private exitedPromise: Promise<ExitStatus> = Promise.resolve({ code: null, signal: null });
+  private lastExit: ExitStatus | undefined;
+  private readonly lineHandlers: ((line: string) => void)[] = [];
+
+  constructor(readonly processOptions: TestServerProcessOptions) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  get running(): boolean {
+    return this.child !== undefined && this.lastExit === undefined;
+  }
+
+  /** How the last process exited, or undefined while it runs (or before the first start). */
+  get exitStatus(): ExitStatus | undefined {
+    return this.lastExit;
+  }
+
+  /** Each stdout line of every later start goes to `handler` too. */
+  onLine(handler: (line: string) => void): void {
+    this.lineHandlers.push(handler);
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    if (this.running) this.child?.kill(signal);
+  }
+
+  /** Stops the process with `signal`, then SIGKILL after `graceMs`; resolves with how it exited. */
+  async stop(signal: NodeJS.Signals, graceMs: number): Promise<ExitStatus | undefined> {
+    if (!this.running) return this.lastExit;
+    this.signal(signal);
+    const timer = setTimeout(() => this.signal('SIGKILL'), graceMs);
+    try {
+      return await this.exitedPromise;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Resolves when the process exits (at once when none runs). */
+  exited(): Promise<ExitStatus> {
+    return this.exitedPromise;
+  }
+
+  protected launch(command: readonly string[]): void {
+    if (this.running) throw new Error(`node ${this.processOptions.nodeId} is already running`);
+    const stderr = openSync(this.processOptions.stderrPath, 'a');
+    try {
+      this.child = spawn(command[0] as string, command.slice(1), {
+        stdio: ['ignore', 'pipe', stderr],
+        env: {
+          ...process.env,
+          KRAFT_STATS_INTERVAL_MS: String(this.processOptions.statsIntervalMs),
+          LOG_LEVEL: 'info',
+        },
+      });
+    } finally {
+      closeSync(stderr);
+    }
+    this.lastExit = undefined;
+    const child = this.child;
+    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) =>
+      this.handleLine(line),
+    );
+    this.exitedPromise = new Promise<ExitStatus>((resolve) => {
+      // 'close', not 'exit': by then every stdout line was handled (a stopping server's last lines matter).
+      child.on('close', (code, signal) => {
+        this.lastExit = { code, signal };
+        this.status = undefined;
+        resolve(this.lastExit);
+      });
+    });
+  }
+
+  private handleLine(line: string): void {
+    for (const handler of this.lineHandlers) handler(line);
+    const status = parseStatus(line);
+    if (status === undefined) return;
+    this.status = status;
+    if (status.highWatermark !== undefined && status.highWatermark > this.maxHighWatermark) {
+      this.maxHighWatermark = status.highWatermark;
+    }
+  }
+}

@@ -1,0 +1,128 @@
+import { type LocalNode, LocalQuorum, raftWorkloadArguments } from './local-quorum.js';
+import type { PerfOptions } from './perf-command-line.js';
+import { formatNumber, type MarkdownSummary } from './results.js';
+import { sleep } from './scenario-run.js';
+
+/** Stats lines this often: the resolution of the measured times. */
+const STATS_INTERVAL_MS = 50;
+const LEADER_TIMEOUT_MS = 30_000;
+/** Commits flow this long before each kill, and after a restart before the next trial. */
+const STEADY_MS = 2_000;
+const FAILOVER_TIMEOUT_MS = 30_000;
+
+export type FailoverScenarioOptions = Pick<
+  PerfOptions,
+  'nodeCount' | 'trials' | 'throughputRecordsPerSecond' | 'recordSizeBytes' | 'keepDirectory'
+> & { readonly baseDirectory?: string };
+
+export interface FailoverTrial {
+  readonly killedNodeId: number;
+  readonly killedEpoch: number;
+  readonly newLeaderId: number;
+  readonly newEpoch: number;
+  /** From the kill to the first stats line of a new leader in a later epoch. */
+  readonly electedMs: number;
+  /** From the kill to the first line in which that leader's high watermark passed every earlier one. */
+  readonly firstCommitMs: number;
+}
+
+export interface FailoverScenarioResult {
+  readonly scenario: 'failover';
+  readonly passed: boolean;
+  readonly failures: readonly string[];
+  readonly options: FailoverScenarioOptions;
+  readonly resolutionMs: number;
+  readonly trials: readonly FailoverTrial[];
+}
+
+function highestWatermark(quorum: LocalQuorum): number {
+  return Math.max(0, ...quorum.nodes.map((node) => node.maxHighWatermark));
+}
+
+/** kill -9 of the leader, then the times until a new leader and its first commit, from stats lines. */
+async function runTrial(quorum: LocalQuorum): Promise<FailoverTrial> {
+  const leader = await quorum.waitForLeader(LEADER_TIMEOUT_MS);
+  const killedEpoch = leader.status?.epoch ?? 0;
+  const committedBefore = highestWatermark(quorum);
+  const killedMs = performance.now();
+  quorum.kill(leader);
+  let elected: { node: LocalNode; atMs: number; epoch: number } | undefined;
+  let firstCommitMs: number | undefined;
+  await quorum.waitFor('a new leader to commit', FAILOVER_TIMEOUT_MS, () => {
+    for (const node of quorum.nodes) {
+      const status = node.status;
+      if (node === leader || status === undefined || status.role.toLowerCase() !== 'leader') continue;
+      if (status.epoch <= killedEpoch) continue;
+      elected ??= { node, atMs: performance.now(), epoch: status.epoch };
+      if (node === elected.node && (status.highWatermark ?? 0) > committedBefore)
+        firstCommitMs ??= performance.now();
+    }
+    return firstCommitMs !== undefined;
+  });
+  const winner = elected as NonNullable<typeof elected>;
+  await leader.exited();
+  leader.start();
+  await quorum.waitFor(
+    'the killed node to rejoin',
+    LEADER_TIMEOUT_MS,
+    () => leader.status?.leaderId !== undefined,
+  );
+  await sleep(STEADY_MS);
+  return {
+    killedNodeId: leader.nodeId,
+    killedEpoch,
+    newLeaderId: winner.node.nodeId,
+    newEpoch: winner.epoch,
+    electedMs: winner.atMs - killedMs,
+    firstCommitMs: (firstCommitMs as number) - killedMs,
+  };
+}
+
+/** K trials of kill -9 of the leader under Kafka's raft workload, each killed node restarted after. */
+export async function runFailoverScenario(options: FailoverScenarioOptions): Promise<FailoverScenarioResult> {
+  const quorumOptions = {
+    ...options,
+    serverArguments: raftWorkloadArguments(options.throughputRecordsPerSecond, options.recordSizeBytes),
+    statsIntervalMs: STATS_INTERVAL_MS,
+  };
+  return LocalQuorum.run(quorumOptions, async (quorum) => {
+    const failures: string[] = [];
+    if (options.nodeCount < 3) failures.push('failover needs at least 3 nodes');
+    const trials: FailoverTrial[] = [];
+    if (failures.length === 0) {
+      await quorum.waitForLeader(LEADER_TIMEOUT_MS);
+      await sleep(STEADY_MS);
+      for (let trial = 0; trial < options.trials; trial += 1) trials.push(await runTrial(quorum));
+    }
+    await quorum.stopAll();
+    const passed = failures.length === 0;
+    return {
+      scenario: 'failover' as const,
+      passed,
+      failures,
+      options,
+      resolutionMs: STATS_INTERVAL_MS,
+      trials,
+    };
+  });
+}
+
+export function failoverSummary(result: FailoverScenarioResult): MarkdownSummary {
+  const { options } = result;
+  return {
+    title: `failover: kill -9 of the leader, ${result.trials.length} trials, ${options.nodeCount} nodes, ${formatNumber(options.throughputRecordsPerSecond)} × ${options.recordSizeBytes} B/s`,
+    verdict: result.passed
+      ? 'PASSED'
+      : `FAILED:\n\n${result.failures.map((failure) => `- ${failure}`).join('\n')}`,
+    rows: result.trials.map(
+      (trial, index) =>
+        [
+          `trial ${index + 1}: node ${trial.killedNodeId} (epoch ${trial.killedEpoch}) → node ${trial.newLeaderId} (epoch ${trial.newEpoch})`,
+          `elected ${formatNumber(trial.electedMs / 1000, 2)} s, first commit ${formatNumber(trial.firstCommitMs / 1000, 2)} s`,
+        ] as const,
+    ),
+    notes: [
+      `times from the kill to the first stats line showing it (lines every ${result.resolutionMs} ms, so up to that much late)`,
+    ],
+  };
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { parsePerfCommandLine } from './perf-command-line.js';
+
+describe('parsePerfCommandLine', () => {
+  it('gives each scenario its defaults', () => {
+    const metadata = parsePerfCommandLine(['metadata']);
+    expect(metadata.kind === 'run' && metadata.options).toMatchObject({
+      scenario: 'metadata',
+      nodeCount: 3,
+      durationMs: 20_000,
+      throughputRecordsPerSecond: 2_000,
+      snapshotThresholdBytes: 65_536,
+      outputDirectory: undefined,
+      keepDirectory: false,
+    });
+    const kafka = parsePerfCommandLine([
+      'kafka',
+      '--throughput',
+      '30000',
+      '--record-size=1024',
+      '--linger',
+      '0',
+    ]);
+    expect(kafka.kind === 'run' && kafka.options).toMatchObject({
+      scenario: 'kafka',
+      throughputRecordsPerSecond: 30_000,
+      recordSizeBytes: 1024,
+      lingerMs: 0,
+      durationMs: 30_000,
+    });
+  });
+
+  it('reads the failover trials', () => {
+    const failover = parsePerfCommandLine(['failover', '--trials', '5']);
+    expect(failover.kind === 'run' && failover.options).toMatchObject({ scenario: 'failover', trials: 5 });
+  });
+
+  it.each([
+    [['failover', '--trials', '0'], '--trials must be an integer in [1,'],
+    [[], 'got none'],
+    [['etcd'], "got 'etcd'"],
+    [['kafka', 'metadata'], "got 'kafka metadata'"],
+    [['kafka', '--nodes', '2'], '--nodes must be 1, 3 or 5'],
+    [['kafka', '--duration', '0'], '--duration must be an integer in [1,'],
+    [['kafka', '--throughput', '1e6'], "got '1e6'"],
+    [['kafka', '--bogus'], "Unknown option '--bogus'"],
+  ])('refuses %j with the usage', (args, expected) => {
+    const command = parsePerfCommandLine(args);
+    expect(command.kind).toBe('usage-error');
+    expect(command.kind === 'usage-error' && command.text).toContain(expected);
+    expect(command.kind === 'usage-error' && command.text).toContain('Usage: pnpm perf <scenario>');
+  });
+
+  it('prints the usage for --help', () => {
+    const command = parsePerfCommandLine(['--help']);
+    expect(command.kind === 'help' && command.text).toContain('--snapshot-bytes');
+  });
+});

@@ -1,0 +1,225 @@
+import {
+  type ApiMessageAndVersion,
+  MetadataDelta,
+  type MetadataImage,
+  MetadataProvenance,
+  MetadataRecordSerde,
+} from '@kraft/metadata';
+import { KRaftError, type Logger } from '@kraft/protocol';
+import { SeededRandom } from '@kraft/raft';
+import type { WorkloadAppender } from '../workload/raft-workload-generator.js';
+import { ThroughputThrottler } from '../workload/throughput-throttler.js';
+import type { ScheduledTask, WorkloadScheduler } from '../workload/workload-scheduler.js';
+import { MetadataRecordGenerator } from './metadata-record-generator.js';
+
+export interface MetadataWorkloadGeneratorOptions {
+  readonly client: WorkloadAppender;
+  readonly localNodeId: number;
+  readonly throughputRecordsPerSecond: number;
+  /** The image the node's MetadataLoader has applied last (`MetadataLoader.currentImage`). */
+  readonly appliedImage: () => MetadataImage;
+  /** Appended records not yet applied by the local loader, at most. */
+  readonly maxOutstandingRecords: number;
+  /** Seeds the record choices; each epoch this node leads draws from `seed + epoch`. */
+  readonly seed: number;
+  readonly scheduler: WorkloadScheduler;
+  readonly logger: Logger;
+}
+
+/** Raft's maximum batch is 8 MiB; metadata records are small, so 512 a call keeps batches near 64 KiB. */
+const MAX_RECORDS_PER_APPEND = 512;
+/** How often a new leader looks whether its loader has reached its epoch. */
+const CATCH_UP_POLL_MS = 5;
+const NOT_LEADER_RETRY_MS = 10;
+const ACCUMULATOR_FULL_RETRY_MS = 1;
+const MINIMUM_TICK_MS = 1;
+
+/** An append's records `lastOffset - count + 1 .. lastOffset`, handed to raft at `appendTimeMs`. */
+interface PendingAppend {
+  readonly lastOffset: number;
+  readonly count: number;
+  readonly appendTimeMs: number;
+}
+
+/** Latency of `count` records, from their append to their application by the local loader. */
+export interface AppliedLatency {
+  readonly latencyMs: number;
+  readonly count: number;
+}
+
+/**
+ * The leader's half of the metadata workload, as a KRaft controller writes: while this node leads,
+ * it appends metadata records at `throughputRecordsPerSecond`, each valid against the image the
+ * records before it make. It starts from the image its loader applied once that image reaches the
+ * new epoch (the epoch's LeaderChange batch: everything earlier is then committed and applied), and
+ * keeps its own working image of what it appended since, as Kafka's controller keeps its
+ * uncommitted state. A lost leadership drops the working image; the next leader starts from its
+ * own loader's.
+ */
+export class MetadataWorkloadGenerator {
+  private readonly throttler: ThroughputThrottler;
+  private claimedEpoch: number | undefined;
+  private workingImage: MetadataImage | undefined;
+  private records: MetadataRecordGenerator | undefined;
+  private sentCount = 0;
+  private lastAppendedOffset = -1;
+  private pendingAppends: PendingAppend[] = [];
+  private task: ScheduledTask | undefined;
+  private waitingForApply = false;
+  private stopped = false;
+  appendedRecords = 0;
+
+  constructor(private readonly options: MetadataWorkloadGeneratorOptions) {
+    this.throttler = new ThroughputThrottler(options.throughputRecordsPerSecond, options.scheduler.nowMs());
+  }
+
+  /** From raft's `Listener.handleLeaderChange`. */
+  handleLeaderChange(leaderId: number | undefined, epoch: number): void {
+    if (leaderId === this.options.localNodeId) {
+      if (this.claimedEpoch === epoch || this.stopped) return;
+      this.claimedEpoch = epoch;
+      this.workingImage = undefined;
+      this.records = new MetadataRecordGenerator(new SeededRandom(this.options.seed + epoch), epoch);
+      this.sentCount = 0;
+      this.lastAppendedOffset = -1;
+      this.pendingAppends = [];
+      this.options.logger.info({ epoch }, 'metadata workload: this node leads, waiting for its loader');
+      this.reschedule(0);
+    } else if (this.claimedEpoch !== undefined) {
+      this.options.logger.info({ epoch, leaderId }, 'metadata workload paused: this node no longer leads');
+      this.release();
+    }
+  }
+
+  /**
+   * The loader applied `image`: the appends it covers are done, and their latencies are returned
+   * (only this leader's own, in its epoch). A generator waiting for room sends again.
+   */
+  handleApplied(image: MetadataImage, nowMs: number): AppliedLatency[] {
+    const latencies: AppliedLatency[] = [];
+    let done = 0;
+    for (const pending of this.pendingAppends) {
+      if (pending.lastOffset > image.offset()) break;
+      latencies.push({ latencyMs: nowMs - pending.appendTimeMs, count: pending.count });
+      done += 1;
+    }
+    if (done > 0) this.pendingAppends.splice(0, done);
+    if (this.waitingForApply) this.reschedule(0);
+    return latencies;
+  }
+
+  /** Appends nothing more, for good (a stop request, or the server stopping). */
+  stop(): void {
+    this.stopped = true;
+    this.release();
+  }
+
+  isStopped(): boolean {
+    return this.stopped;
+  }
+
+  private release(): void {
+    this.claimedEpoch = undefined;
+    this.workingImage = undefined;
+    this.records = undefined;
+    this.pendingAppends = [];
+    this.cancelTask();
+  }
+
+  private tick(): void {
+    this.task = undefined;
+    this.waitingForApply = false;
+    const epoch = this.claimedEpoch;
+    if (epoch === undefined || this.stopped) return;
+    if (this.workingImage === undefined && !this.catchUp(epoch)) return;
+    const nowMs = this.options.scheduler.nowMs();
+    const due = this.throttler.dueCount(nowMs) - this.sentCount;
+    const outstanding = Math.max(0, this.lastAppendedOffset - this.options.appliedImage().offset());
+    const budget = this.options.maxOutstandingRecords - outstanding;
+    const count = Math.min(due, budget, MAX_RECORDS_PER_APPEND);
+    if (count > 0 && !this.append(epoch, count)) return;
+    if (due > count && count === budget) {
+      this.waitingForApply = true;
+    } else if (due > count) {
+      this.reschedule(0);
+    } else {
+      const delayMs = this.throttler.delayMs(this.sentCount, this.options.scheduler.nowMs());
+      this.reschedule(Math.max(MINIMUM_TICK_MS, delayMs));
+    }
+  }
+
+  /** True once the loader's image reached `epoch`; the working image and the throttle start there. */
+  private catchUp(epoch: number): boolean {
+    const applied = this.options.appliedImage();
+    if (applied.provenance.lastContainedEpoch < epoch) {
+      this.reschedule(CATCH_UP_POLL_MS);
+      return false;
+    }
+    this.workingImage = applied;
+    this.lastAppendedOffset = applied.offset();
+    this.throttler.reset(this.options.scheduler.nowMs());
+    this.options.logger.info(
+      { epoch, offset: applied.offset() },
+      'metadata workload started: this node leads',
+    );
+    return true;
+  }
+
+  /**
+   * Draws operations until `count` records (a topic's records are never split), replays them on
+   * the working image (a record that does not fit throws: a generator bug stops the node), then
+   * appends them as one batch. The working image moves only when raft took the records.
+   */
+  private append(epoch: number, count: number): boolean {
+    const generator = this.records as MetadataRecordGenerator;
+    let image = this.workingImage as MetadataImage;
+    const batch: ApiMessageAndVersion[] = [];
+    while (batch.length < count) {
+      const operation = generator.nextOperation(image);
+      // One delta per operation: the next draw sees what this one changed.
+      const delta = new MetadataDelta(image);
+      for (const record of operation) delta.replay(record);
+      image = delta.apply(MetadataProvenance.EMPTY);
+      batch.push(...operation);
+    }
+    const values = batch.map((record) => MetadataRecordSerde.INSTANCE.write(record));
+    const appendTimeMs = this.options.scheduler.nowMs();
+    let lastOffset: number;
+    try {
+      lastOffset = this.options.client.scheduleAppend(epoch, values);
+    } catch (error) {
+      return this.handleAppendError(error);
+    }
+    this.workingImage = image;
+    this.lastAppendedOffset = lastOffset;
+    this.pendingAppends.push({ lastOffset, count: values.length, appendTimeMs });
+    this.sentCount += values.length;
+    this.appendedRecords += values.length;
+    return true;
+  }
+
+  private handleAppendError(error: unknown): false {
+    const code = KRaftError.isInstance(error) ? error.code : undefined;
+    if (code === 'NOT_LEADER') {
+      this.reschedule(NOT_LEADER_RETRY_MS);
+      return false;
+    }
+    if (code === 'BATCH_ACCUMULATOR_FULL') {
+      // Records drawn for a refused append are drawn again: the generator's counter moved, nothing else.
+      this.reschedule(ACCUMULATOR_FULL_RETRY_MS);
+      return false;
+    }
+    throw error;
+  }
+
+  private reschedule(delayMs: number): void {
+    this.cancelTask();
+    this.task = this.options.scheduler.schedule(delayMs, () => this.tick());
+  }
+
+  private cancelTask(): void {
+    this.task?.cancel();
+    this.task = undefined;
+    this.waitingForApply = false;
+  }
+}
