@@ -11,6 +11,7 @@ import { FlushedDataLossError, LogConfig, LogDirectoryLock, type LostFlushedData
 import { Uuid } from '@kraft/protocol';
 import {
   createSystemRandom,
+  ensureLogDirectoryFormatted,
   FileQuorumStateStore,
   KafkaRaftClient,
   openKafkaRaftLog,
@@ -28,7 +29,6 @@ import { ConfigError } from './config/config-error.js';
 import type { ServerConfig, VoterEndpoint } from './config/server-config.js';
 import { CommitStats } from './stats/commit-stats.js';
 import { StatsReporter } from './stats/stats-reporter.js';
-import { ensureLogDirectoryFormatted } from './storage/meta-properties.js';
 import { RaftWorkloadGenerator } from './workload/raft-workload-generator.js';
 import { openHistoryFile, WorkloadHistory } from './workload/workload-history.js';
 import { WorkloadListener } from './workload/workload-listener.js';
