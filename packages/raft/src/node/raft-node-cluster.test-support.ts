@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Logger } from '@kraft/protocol';
 import { RaftNode } from './raft-node.js';
 import type { LogPosition, RaftNodeConfig, StateMachine } from './raft-node-options.js';
 import { jsonSerde } from './record-serde.js';
@@ -33,6 +34,24 @@ export class MapStateMachine implements StateMachine<PutCommand> {
     this.entries.clear();
     for (const command of reader) this.entries.set(command.key, command.value);
   }
+}
+
+/** A logger that keeps the message of every line at or above debug, for tests to look for. */
+export function recordingLogger(messages: string[]): Logger {
+  const record = (_fields: object, message?: string) => {
+    if (message !== undefined) messages.push(message);
+  };
+  const logger: Logger = {
+    trace: () => {},
+    debug: record,
+    info: record,
+    warn: record,
+    error: record,
+    fatal: record,
+    child: () => logger,
+    isLevelEnabled: () => true,
+  };
+  return logger;
 }
 
 /** Fast elections for tests on loopback: Kafka's defaults would make each test wait seconds. */

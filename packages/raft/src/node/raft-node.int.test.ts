@@ -10,7 +10,7 @@ import { NotLeaderError } from '../errors/not-leader-error.js';
 import { ProposalRejectedError } from '../errors/proposal-rejected-error.js';
 import { RaftNodeClosedError } from '../errors/raft-node-closed-error.js';
 import { RaftNode } from './raft-node.js';
-import { TestCluster } from './raft-node-cluster.test-support.js';
+import { recordingLogger, TestCluster } from './raft-node-cluster.test-support.js';
 
 let cluster = new TestCluster();
 
@@ -137,6 +137,45 @@ describe('RaftNode with three voters', () => {
     expect(restored.restores).toBe(1);
     // It applied only what followed the snapshot, not the whole log again.
     expect(restored.applied.length).toBeLessThan(7);
+  });
+});
+
+describe('RaftNode proposals under load and without a quorum', () => {
+  it('waits for room when the accumulator is full instead of throwing, and commits everything', async () => {
+    const messages: string[] = [];
+    const directory = cluster.newDirectory();
+    const node = await RaftNode.bind({
+      ...cluster.nodeOptions(1, directory, {}),
+      logger: recordingLogger(messages),
+    });
+    try {
+      await node.start(`1@127.0.0.1:${node.endpoints()[0]!.port}`);
+      await expect.poll(() => node.status().role, { timeout: 10_000 }).toBe('leader');
+      // 48 proposals of 1 MiB at once: more batches than the accumulator holds (10).
+      const value = 'x'.repeat(1024 * 1024 - 32);
+      const proposals = Array.from({ length: 48 }, (_, index) => node.propose([{ key: `k${index}`, value }]));
+      const positions = await Promise.all(proposals);
+      expect(messages).toContain('accumulator full: propose waits for room');
+      const offsets = positions.map((position) => position.offset);
+      expect(new Set(offsets).size).toBe(48);
+      expect(node.status().applied?.offset).toBe(Math.max(...offsets));
+    } finally {
+      await node.close();
+    }
+  });
+
+  it('ends a proposal that cannot reach a majority as indeterminate at its timeout', async () => {
+    // Check-quorum resigns a leader after 1.5 × fetchTimeoutMs without followers: keep it leading.
+    await cluster.start(3, { fetchTimeoutMs: 10_000 });
+    const leader = await cluster.leader();
+    await leader.node.propose([{ key: 'a', value: '1' }]);
+    for (const member of cluster.members) if (member !== leader) await member.node.close();
+    const error = await leader.node
+      .propose([{ key: 'b', value: '2' }], { timeoutMs: 300 })
+      .catch((caught: unknown) => caught);
+    // Appended on the leader but never acknowledged by a majority: it may yet commit later.
+    expect(error).toBeInstanceOf(IndeterminateError);
+    expect(error).toMatchObject({ reason: 'timeout' });
   });
 });
 

@@ -225,6 +225,7 @@ export class RaftNode<T> {
       } catch (error) {
         if (error instanceof NotLeaderError) throw this.notLeader(epoch);
         if (!(error instanceof BatchAccumulatorFullError)) throw error;
+        this.bound.logger.debug({ epoch }, 'accumulator full: propose waits for room');
         await this.waitForRoom(deadlineMs, epoch);
         continue;
       }
