@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { KafkaRaftClient } from './kafka-raft-client.js';
 import { SeededRandom } from './ports/random.js';
+import type { QuorumConfig } from './quorum-config.js';
+import type { OperationCompletion } from './raft-outbox.js';
 import { carryOutReadyAtOnce } from './testing/carry-out-ready.js';
 import { MockLog } from './testing/mock-log.js';
 import { MockNetworkChannel } from './testing/mock-network-channel.js';
@@ -19,6 +21,8 @@ interface Node {
   readonly channel: MockNetworkChannel;
   readonly store: MockQuorumStateStore;
   readonly listener: MockListener;
+  /** What `ready()` handed out for read barriers and transfers. */
+  readonly completions: OperationCompletion[];
 }
 
 class MiniCluster {
@@ -27,7 +31,7 @@ class MiniCluster {
   /** Nodes cut off from everybody. */
   readonly isolated = new Set<number>();
 
-  constructor(size: number, seed: number) {
+  constructor(size: number, seed: number, config: Partial<QuorumConfig> = {}) {
     const voters = VoterSet.fromIds(Array.from({ length: size }, (_, id) => id));
     this.nodes = voters.voterIds().map((id) => {
       const log = new MockLog();
@@ -46,12 +50,13 @@ class MiniCluster {
           fetchMaxWaitMs: 20,
           appendLingerMs: 0,
           requestTimeoutMs: 100,
+          ...config,
         },
       });
       const listener = new MockListener();
       client.register(listener);
       client.initialize(0);
-      return { id, client, log, channel, store, listener };
+      return { id, client, log, channel, store, listener, completions: [] };
     });
   }
 
@@ -86,9 +91,9 @@ class MiniCluster {
     }
     for (const node of this.nodes) {
       node.client.poll(this.nowMs);
-      carryOutReadyAtOnce(node.client, node.store, node.channel, this.nowMs);
+      carryOutReadyAtOnce(node.client, node.store, node.channel, this.nowMs, undefined, node.completions);
       if (node.client.needsFlush()) node.client.onLogFlushed(node.log.flushSync(), this.nowMs);
-      carryOutReadyAtOnce(node.client, node.store, node.channel, this.nowMs);
+      carryOutReadyAtOnce(node.client, node.store, node.channel, this.nowMs, undefined, node.completions);
     }
   }
 
@@ -181,5 +186,43 @@ describe('whole clusters', () => {
     expect(next[0]!.id).not.toBe(leader.id);
     expect(next[0]!.client.leaderAndEpoch().epoch).toBe(epoch + 1);
     expect(leader.client.isShutdownComplete()).toBe(true);
+  });
+
+  it.each([3, 5])('a leadership transfer makes the chosen voter of %i the next leader at once', (size) => {
+    const cluster = new MiniCluster(size, 17);
+    cluster.runFor(1000);
+    const leader = cluster.leaders()[0]!;
+    const epoch = leader.client.leaderAndEpoch().epoch;
+    leader.client.scheduleAppend(epoch, [Buffer.from('before')]);
+    const target = cluster.nodes.filter((node) => node.id !== leader.id).at(-1)!;
+    const id = leader.client.transferLeadership(target.id, cluster.nowMs, 1000);
+    // Well inside one election timeout (100 ms): the target campaigns as soon as it is told.
+    cluster.runFor(80);
+    expect(cluster.leaders().map((node) => node.id)).toEqual([target.id]);
+    expect(target.client.leaderAndEpoch().epoch).toBe(epoch + 1);
+    expect(leader.completions).toEqual([{ kind: 'leadership-transfer', id, leaderEpoch: epoch + 1 }]);
+    cluster.runFor(200);
+    for (const node of cluster.nodes) expect(node.listener.committedValues()).toEqual(['before']);
+  });
+
+  it('a read barrier takes one round trip to the followers, not their long-poll wait', () => {
+    // Followers long-poll for 500 ms, as with Kafka's defaults.
+    const cluster = new MiniCluster(3, 19, {
+      fetchMaxWaitMs: 500,
+      fetchTimeoutMs: 2000,
+      requestTimeoutMs: 1000,
+    });
+    cluster.runFor(1000);
+    const leader = cluster.leaders()[0]!;
+    const epoch = leader.client.leaderAndEpoch().epoch;
+    leader.client.scheduleAppend(epoch, [Buffer.from('acknowledged')]);
+    cluster.runFor(100);
+    expect(leader.listener.committedValues()).toEqual(['acknowledged']);
+    const highWatermark = leader.client.highWatermark()!;
+    // The followers' fetches are parked; three steps of 5 ms carry the answers and the next fetches.
+    cluster.runFor(5);
+    const id = leader.client.readIndex(cluster.nowMs, 1000);
+    cluster.runFor(15);
+    expect(leader.completions).toEqual([{ kind: 'read-index', id, readOffset: highWatermark }]);
   });
 });

@@ -40,12 +40,14 @@
  * `client/` sees the handlers only through `client/request-senders.ts`. Messages and election
  * writes go into the outbox, which the driver drains with `ready()` (RaftOutbox).
  */
-import { apiKeyFor, Errors, invariant, type Logger, silentLogger, Uuid } from '@kraft/protocol';
+import { apiKeyFor, checkInteger, Errors, invariant, type Logger, silentLogger, Uuid } from '@kraft/protocol';
 import { MemoryRecords, type Records } from '@kraft/records';
 import { checkKafkaRaftClientOptions } from './check-kafka-raft-client-options.js';
 import { LeaderWritePath } from './client/leader-write-path.js';
+import { LeadershipTransfer } from './client/leadership-transfer.js';
 import { ListenerDispatch } from './client/listener-dispatch.js';
 import type { OutstandingRequest, RaftClientContext } from './client/raft-client-context.js';
+import { ReadBarriers } from './client/read-barriers.js';
 import { StatePoller } from './client/state-poller.js';
 import { StateTransitions } from './client/state-transitions.js';
 import { Endpoints } from './endpoints.js';
@@ -113,6 +115,8 @@ export class KafkaRaftClient implements RaftClient {
   private readonly context: RaftClientContext;
   private readonly leaderWritePath: LeaderWritePath;
   private readonly fetchHandler: FetchHandler;
+  private readonly readBarriers: ReadBarriers;
+  private readonly leadershipTransfer: LeadershipTransfer;
   private readonly transitions: StateTransitions;
   private readonly voteHandler: VoteHandler;
   private readonly quorumEpochHandler: QuorumEpochHandler;
@@ -125,6 +129,8 @@ export class KafkaRaftClient implements RaftClient {
   private inbound: InboundMessage[] = [];
   private readonly outstanding = new Map<number, OutstandingRequest>();
   private lastPollTimeMs = 0;
+  /** Ids of `readIndex` and `transferLeadership` calls, named again by their completions. */
+  private nextOperationId = 1;
   private nextLogCleanMs = 0;
   private shutdownDeadlineMs: number | undefined;
   private shutdownComplete = false;
@@ -196,7 +202,20 @@ export class KafkaRaftClient implements RaftClient {
     };
     this.leaderWritePath = new LeaderWritePath(this.log);
     this.fetchHandler = new FetchHandler(this.context, this.leaderWritePath);
-    this.transitions = new StateTransitions(this.context, this.leaderWritePath, this.fetchHandler);
+    this.readBarriers = new ReadBarriers(this.quorum, this.fetchHandler, this.outbox, this.logger);
+    this.transitions = new StateTransitions(
+      this.context,
+      this.leaderWritePath,
+      this.fetchHandler,
+      this.readBarriers,
+    );
+    this.leadershipTransfer = new LeadershipTransfer(
+      this.quorum,
+      this.log,
+      this.transitions,
+      this.outbox,
+      this.logger,
+    );
     this.voteHandler = new VoteHandler(this.context, this.transitions);
     this.quorumEpochHandler = new QuorumEpochHandler(this.context, this.transitions);
     this.followerFetch = new FollowerFetch(this.context, this.transitions);
@@ -295,7 +314,10 @@ export class KafkaRaftClient implements RaftClient {
       if (message.kind === 'request') this.handleInboundRequest(message.request, nowMs);
       else this.handleInboundResponse(message.response, nowMs);
     }
-    let timeoutMs = this.statePoller.pollState(nowMs);
+    // Before the state's own poll: a transfer that resigns now has its EndQuorumEpoch sent below.
+    let timeoutMs = this.leadershipTransfer.poll(nowMs);
+    timeoutMs = Math.min(timeoutMs, this.statePoller.pollState(nowMs));
+    timeoutMs = Math.min(timeoutMs, this.readBarriers.poll(nowMs));
     timeoutMs = Math.min(timeoutMs, this.fetchHandler.expireParkedFetches(nowMs));
     timeoutMs = Math.min(timeoutMs, this.maybeCleanLog(nowMs));
     this.listenerDispatch.pollListeners();
@@ -392,7 +414,53 @@ export class KafkaRaftClient implements RaftClient {
     if (epoch !== leader.epoch) {
       throw new NotLeaderError(`epoch ${epoch} is not the current leader epoch ${leader.epoch}`, epoch);
     }
+    if (this.leadershipTransfer.blocksAppends()) {
+      // Raft thesis §3.10: new writes wait for the new leader, so the target can catch up.
+      throw new NotLeaderError(`node ${this.options.nodeId} is handing leadership over`, epoch);
+    }
     return leader.accumulator.append(epoch, records, this.lastPollTimeMs, delayDrain);
+  }
+
+  /**
+   * Registers a linearizable read barrier (etcd's ReadIndex; ADR 0024) and returns its id. Its
+   * completion (`ready().completions`) carries an offset R: a state machine that has applied every
+   * committed record below R reflects every write acknowledged before this call. It fails with
+   * NotLeaderError when leadership ends first, RaftTimeoutError after `timeoutMs`.
+   * Throws NotLeaderError when this node does not lead, PendingReadsFullError past the bound.
+   */
+  readIndex(nowMs: number, timeoutMs: number): number {
+    checkInteger('readIndex: timeoutMs', timeoutMs, { minimum: 0 });
+    this.checkLeading('read');
+    const id = this.nextOperationId++;
+    this.readBarriers.register(id, nowMs, timeoutMs);
+    return id;
+  }
+
+  /**
+   * Starts handing leadership to voter `targetId` (ADR 0024) and returns the transfer's id. Its
+   * completion arrives once this node sees the target lead a later epoch (at once when the
+   * target is this node); it fails with NotLeaderError, RaftTimeoutError after `timeoutMs`, or
+   * LeadershipTransferError (another node won). Throws NotLeaderError when this node does not
+   * lead and LeadershipTransferError for a target that is not a voter or a second transfer.
+   */
+  transferLeadership(targetId: number, nowMs: number, timeoutMs: number): number {
+    checkInteger('transferLeadership: targetId', targetId, { minimum: 0 });
+    checkInteger('transferLeadership: timeoutMs', timeoutMs, { minimum: 0 });
+    this.checkLeading('leadership transfer');
+    const id = this.nextOperationId;
+    this.leadershipTransfer.start(id, targetId, nowMs, timeoutMs);
+    this.nextOperationId += 1;
+    return id;
+  }
+
+  private checkLeading(operation: string): void {
+    if (!this.initialized || !this.quorum.isLeader() || this.shutdownDeadlineMs !== undefined) {
+      const epoch = this.quorum.epoch();
+      throw new NotLeaderError(
+        `node ${this.options.nodeId} cannot start a ${operation}: it does not lead epoch ${epoch}`,
+        epoch,
+      );
+    }
   }
 
   resign(epoch: number): void {

@@ -18,7 +18,7 @@
  * an epoch a vote or a leader is only ever added), so the newest supersedes the older ones, and a
  * message held behind a superseded write is released with the newer one.
  */
-import { invariant } from '@kraft/protocol';
+import { invariant, type KRaftError } from '@kraft/protocol';
 import type { InboundRequest, OutboundRequest } from './ports/network-channel.js';
 import type { QuorumStateData, QuorumStateDataVersion } from './ports/quorum-state-store.js';
 
@@ -36,12 +36,33 @@ export type OutboundMessage =
   | { readonly kind: 'request'; readonly request: OutboundRequest }
   | { readonly kind: 'response'; readonly request: InboundRequest; readonly data: unknown };
 
+/**
+ * The outcome of an operation the application started on the core (`readIndex`,
+ * `transferLeadership`), named by the id the call returned. The driver settles its promise.
+ */
+export type OperationCompletion =
+  /** A read barrier: applying every committed record below `readOffset` makes a read linearizable. */
+  | { readonly kind: 'read-index'; readonly id: number; readonly readOffset: number }
+  /** The transfer's target leads `leaderEpoch`, as this node sees it. */
+  | { readonly kind: 'leadership-transfer'; readonly id: number; readonly leaderEpoch: number }
+  | { readonly kind: 'failed'; readonly id: number; readonly error: KRaftError };
+
 /** What the driver carries out after a call into the core; see `RaftOutbox` for the order. */
 export interface RaftReady {
   /** Write it durably (it may take time: the core keeps running), then report it. */
   readonly electionState: ElectionStateWrite | undefined;
   /** Free to leave now, in this order: every election state they depend on is durable. */
   readonly messages: readonly OutboundMessage[];
+  /**
+   * Operations finished since the last `ready()`. They depend on no election write: a read is
+   * confirmed by fetches in an epoch whose election is durable, and a failure promises nothing.
+   */
+  readonly completions: readonly OperationCompletion[];
+}
+
+/** The write side of the outbox that the read-index and leadership-transfer paths see. */
+export interface CompletionSink {
+  complete(completion: OperationCompletion): void;
 }
 
 /** The write side of the outbox that the election state machine sees. */
@@ -56,8 +77,9 @@ export interface MessageSink {
 }
 
 const NO_MESSAGES: readonly OutboundMessage[] = [];
+const NO_COMPLETIONS: readonly OperationCompletion[] = [];
 
-export class RaftOutbox implements ElectionStateSink, MessageSink {
+export class RaftOutbox implements ElectionStateSink, MessageSink, CompletionSink {
   private lastRecordedWriteId = 0;
   private lastRecordedEpoch = -1;
   /** The newest recorded write not yet handed to the driver. */
@@ -68,6 +90,8 @@ export class RaftOutbox implements ElectionStateSink, MessageSink {
   private messages: OutboundMessage[] = [];
   private heldBehind: number[] = [];
   private droppedMessages = 0;
+  /** Bounded by the operations the core admits at once (pending reads, one transfer). */
+  private completions: OperationCompletion[] = [];
 
   persistElectionState(data: QuorumStateData, dataVersion: QuorumStateDataVersion): void {
     const previousEpoch = this.lastRecordedEpoch;
@@ -88,6 +112,10 @@ export class RaftOutbox implements ElectionStateSink, MessageSink {
     this.record({ kind: 'response', request, data });
   }
 
+  complete(completion: OperationCompletion): void {
+    this.completions.push(completion);
+  }
+
   /** The election write to start (when none is in flight) and the messages free to leave. */
   takeReady(): RaftReady {
     let electionState: ElectionStateWrite | undefined;
@@ -96,7 +124,12 @@ export class RaftOutbox implements ElectionStateSink, MessageSink {
       this.waitingWrite = undefined;
       this.inFlightWriteId = electionState.id;
     }
-    return { electionState, messages: this.takeReleasedMessages() };
+    let completions = NO_COMPLETIONS;
+    if (this.completions.length > 0) {
+      completions = this.completions;
+      this.completions = [];
+    }
+    return { electionState, messages: this.takeReleasedMessages(), completions };
   }
 
   /** The driver made write `id` durable: messages waiting for it (or an older one) may leave. */
@@ -111,6 +144,7 @@ export class RaftOutbox implements ElectionStateSink, MessageSink {
 
   /** True when `takeReady` has something to hand out. */
   hasReady(): boolean {
+    if (this.completions.length > 0) return true;
     if (this.inFlightWriteId === undefined && this.waitingWrite !== undefined) return true;
     const first = this.heldBehind[0];
     return first !== undefined && first <= this.durableWriteId;

@@ -13,6 +13,7 @@ import { FollowerState } from '../states/follower-state.js';
 import { LeaderState } from '../states/leader-state.js';
 import type { LeaderWritePath } from './leader-write-path.js';
 import type { RaftClientContext } from './raft-client-context.js';
+import type { ReadBarriers } from './read-barriers.js';
 import type { ParkedFetches } from './request-senders.js';
 
 /**
@@ -25,6 +26,7 @@ export class StateTransitions {
     private readonly context: RaftClientContext,
     private readonly leaderWritePath: LeaderWritePath,
     private readonly parkedFetches: ParkedFetches,
+    private readonly readBarriers: Pick<ReadBarriers, 'failAll'>,
   ) {}
 
   // --- elections ----------------------------------------------------------------------------
@@ -128,9 +130,15 @@ export class StateTransitions {
     }
   }
 
-  resignLeadership(nowMs: number): void {
+  /**
+   * Leader → Resigned, naming the other voters as preferred successors, most replicated first,
+   * or `preferredSuccessorId` first (a leadership transfer's target).
+   */
+  resignLeadership(nowMs: number, preferredSuccessorId?: number): void {
     const leader = this.context.quorum.leaderStateOrThrow();
     const successors = leader.nonLeaderVotersByDescendingFetchOffset();
+    const preferred = successors.findIndex((key) => key.id === preferredSuccessorId);
+    if (preferred > 0) successors.unshift(...successors.splice(preferred, 1));
     this.context.quorum.transitionToResigned(successors, nowMs);
     this.onStateChanged(leader, nowMs);
     this.context.requestManager.resetAll();
@@ -181,6 +189,7 @@ export class StateTransitions {
         );
       this.leaderWritePath.clearPendingCommits();
       this.parkedFetches.completeParkedFetchesWithError(nowMs);
+      this.readBarriers.failAll(previous);
     }
   }
 

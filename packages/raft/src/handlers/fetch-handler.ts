@@ -159,6 +159,8 @@ export class FetchHandler {
   }
 
   private fetchResponse(fetch: ParkedFetch, result: FetchPartitionResult): FetchResponseData {
+    if (fetch.replicaKey !== undefined)
+      this.context.quorum.leaderStateOrThrow().onFetchAnswered(fetch.replicaKey);
     return buildFetchResponse({
       topic: this.context.topic,
       apiVersion: fetch.request.apiVersion,

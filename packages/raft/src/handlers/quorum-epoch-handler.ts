@@ -110,7 +110,7 @@ export class QuorumEpochHandler {
         { epoch: state.epoch, backoffMs },
         'leader resigned: overriding the fetch timeout',
       );
-      state.overrideFetchTimeout(nowMs, backoffMs);
+      state.onLeaderResigned(nowMs, backoffMs);
     }
     return this.quorumEpochResponse(request.apiVersion, Errors.NONE.code, Errors.NONE.code);
   }

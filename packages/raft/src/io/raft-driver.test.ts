@@ -1,5 +1,6 @@
 import { Uuid } from '@kraft/protocol';
 import { describe, expect, it, vi } from 'vitest';
+import { NotLeaderError } from '../errors/not-leader-error.js';
 import { KafkaRaftClient, RaftApiKey } from '../kafka-raft-client.js';
 import type { InboundRequest, InboundResponse, OutboundRequest } from '../ports/network-channel.js';
 import type { QuorumStateData } from '../ports/quorum-state-store.js';
@@ -22,6 +23,7 @@ class FakeClient implements DrivenRaftClient {
   highWatermarkValue: number | undefined = undefined;
   leader: LeaderAndEpoch = { leaderId: 1, epoch: 3 };
   nextOffset = 0;
+  nextOperationId = 0;
   log: FakeLog | undefined;
   /** What the next `ready()` calls hand out, one entry per call. */
   readyQueue: RaftReady[] = [];
@@ -40,7 +42,7 @@ class FakeClient implements DrivenRaftClient {
     this.calls.push(`flushed ${offset}`);
   }
   ready(): RaftReady {
-    return this.readyQueue.shift() ?? { electionState: undefined, messages: [] };
+    return this.readyQueue.shift() ?? { electionState: undefined, messages: [], completions: [] };
   }
   onElectionStatePersisted(id: number): void {
     this.calls.push(`persisted ${id}`);
@@ -59,6 +61,16 @@ class FakeClient implements DrivenRaftClient {
   }
   nodeId(): number | undefined {
     return 1;
+  }
+  readIndex(): number {
+    this.calls.push('readIndex');
+    this.nextOperationId += 1;
+    return this.nextOperationId;
+  }
+  transferLeadership(targetId: number): number {
+    this.calls.push(`transferLeadership ${targetId}`);
+    this.nextOperationId += 1;
+    return this.nextOperationId;
   }
   scheduleAppend(_epoch: number, records: readonly Buffer[]): number {
     this.nextOffset += records.length;
@@ -270,6 +282,7 @@ describe('RaftDriver', () => {
     client.readyQueue.push({
       electionState: { id: 1, data: ELECTION, dataVersion: 0 },
       messages: [{ kind: 'request', request: outboundRequest(11) }],
+      completions: [],
     });
     driver.wake();
     await vi.waitFor(() => expect(store.writes).toHaveLength(1));
@@ -288,9 +301,50 @@ describe('RaftDriver', () => {
     await driver.shutdown(1000);
   });
 
+  it('settles readIndex and transferLeadership from the completions ready() hands out', async () => {
+    const { driver, client } = newDriver();
+    client.deadlineDelayMs = 60_000;
+    await vi.waitFor(() => expect(client.calls).toContain('poll'));
+    const read = driver.readIndex();
+    const transfer = driver.transferLeadership(2);
+    const failedRead = driver.readIndex();
+    const failure = new NotLeaderError('deposed', 3);
+    client.readyQueue.push({
+      electionState: undefined,
+      messages: [],
+      completions: [
+        { kind: 'leadership-transfer', id: 2, leaderEpoch: 4 },
+        { kind: 'read-index', id: 1, readOffset: 42 },
+        { kind: 'failed', id: 3, error: failure },
+      ],
+    });
+    driver.wake();
+    await expect(read).resolves.toBe(42);
+    await expect(transfer).resolves.toBeUndefined();
+    await expect(failedRead).rejects.toBe(failure);
+    expect(client.calls).toContain('transferLeadership 2');
+    client.shutdownComplete = true;
+    await driver.shutdown(1000);
+  });
+
+  it('rejects the operations still waiting when it stops', async () => {
+    const { driver, client } = newDriver();
+    client.deadlineDelayMs = 60_000;
+    await vi.waitFor(() => expect(client.calls).toContain('poll'));
+    const read = driver.readIndex();
+    client.shutdownComplete = true;
+    await driver.shutdown(1000);
+    await expect(read).rejects.toBeInstanceOf(RaftDriverError);
+    await expect(driver.readIndex()).rejects.toBeInstanceOf(RaftDriverError);
+  });
+
   it('stops with a typed error when the quorum-state write fails', async () => {
     const { driver, client, store, stopped } = newDriver();
-    client.readyQueue.push({ electionState: { id: 1, data: ELECTION, dataVersion: 0 }, messages: [] });
+    client.readyQueue.push({
+      electionState: { id: 1, data: ELECTION, dataVersion: 0 },
+      messages: [],
+      completions: [],
+    });
     driver.wake();
     await vi.waitFor(() => expect(store.writes).toHaveLength(1));
     store.writes[0]?.reject(new Error('EIO'));

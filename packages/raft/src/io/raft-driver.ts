@@ -31,7 +31,7 @@ import type { InboundRequest, InboundResponse, NetworkChannel } from '../ports/n
 import type { QuorumStateStore } from '../ports/quorum-state-store.js';
 import type { Time } from '../ports/time.js';
 import type { LeaderAndEpoch } from '../raft-client.js';
-import type { ElectionStateWrite, RaftReady } from '../raft-outbox.js';
+import type { ElectionStateWrite, OperationCompletion, RaftReady } from '../raft-outbox.js';
 
 /** What the driver needs from the client (KafkaRaftClient satisfies it structurally). */
 export interface DrivenRaftClient {
@@ -48,6 +48,10 @@ export interface DrivenRaftClient {
   highWatermark(): number | undefined;
   nodeId(): number | undefined;
   scheduleAppend(epoch: number, records: readonly Buffer[]): number;
+  /** Registers a read barrier; its outcome comes back in `ready().completions` under the id. */
+  readIndex(nowMs: number, timeoutMs: number): number;
+  /** Starts a leadership transfer; its outcome comes back in `ready().completions` under the id. */
+  transferLeadership(targetId: number, nowMs: number, timeoutMs: number): number;
   /** The core's own view (state name, voted id, commit latency of all appends), when it has one. */
   observableState?(): RaftClientObservableState;
 }
@@ -109,7 +113,18 @@ export interface RaftDriverOptions {
   readonly maxTrackedAppends?: number;
   /** Longest sleep between polls, whatever the deadline says. Default 1000 ms. */
   readonly maxSleepMs?: number;
+  /** Bound of `readIndex()`. Default 2000 ms, Kafka's `controller.quorum.fetch.timeout.ms`. */
+  readonly readIndexTimeoutMs?: number;
+  /**
+   * Default bound of `transferLeadership()`. Default 5000 ms: a lagging target's catch-up plus
+   * one election (timeout 1000 ms, jittered to 2000) with room for a lost round.
+   */
+  readonly leadershipTransferTimeoutMs?: number;
 }
+
+/** Defaults of the operation bounds (see RaftDriverOptions). */
+export const DEFAULT_READ_INDEX_TIMEOUT_MS = 2000;
+export const DEFAULT_LEADERSHIP_TRANSFER_TIMEOUT_MS = 5000;
 
 const DRIVEN_CLIENT_METHODS = [
   'poll',
@@ -124,6 +139,8 @@ const DRIVEN_CLIENT_METHODS = [
   'highWatermark',
   'nodeId',
   'scheduleAppend',
+  'readIndex',
+  'transferLeadership',
 ] as const satisfies readonly (keyof DrivenRaftClient)[];
 const DRIVEN_LOG_METHODS = [
   'endOffset',
@@ -155,6 +172,11 @@ export class RaftDriverError extends KRaftError {
   }
 }
 
+interface PendingOperation {
+  resolve(value: number): void;
+  reject(error: unknown): void;
+}
+
 type Inbound =
   | { readonly kind: 'request'; readonly request: InboundRequest }
   | { readonly kind: 'response'; readonly response: InboundResponse };
@@ -169,6 +191,10 @@ export class RaftDriver {
   private readonly maxQueuedMessages: number;
   private readonly maxTrackedAppends: number;
   private readonly maxSleepMs: number;
+  private readonly readIndexTimeoutMs: number;
+  private readonly leadershipTransferTimeoutMs: number;
+  /** Promises of `readIndex` and `transferLeadership` by operation id; bounded by the core's limits. */
+  private readonly pendingOperations = new Map<number, PendingOperation>();
   private inbound: Inbound[] = [];
   private wakeUp: (() => void) | undefined;
   private wakeRequested = false;
@@ -199,6 +225,16 @@ export class RaftDriver {
     this.maxQueuedMessages = positiveOption('maxQueuedMessages', options.maxQueuedMessages, 4096);
     this.maxTrackedAppends = positiveOption('maxTrackedAppends', options.maxTrackedAppends, 10_000);
     this.maxSleepMs = positiveOption('maxSleepMs', options.maxSleepMs, 1000);
+    this.readIndexTimeoutMs = positiveOption(
+      'readIndexTimeoutMs',
+      options.readIndexTimeoutMs,
+      DEFAULT_READ_INDEX_TIMEOUT_MS,
+    );
+    this.leadershipTransferTimeoutMs = positiveOption(
+      'leadershipTransferTimeoutMs',
+      options.leadershipTransferTimeoutMs,
+      DEFAULT_LEADERSHIP_TRANSFER_TIMEOUT_MS,
+    );
   }
 
   /** Starts the loop; the promise settles when the driver stops (rejects on a fatal error). */
@@ -225,6 +261,50 @@ export class RaftDriver {
     this.pendingAppends.push({ lastOffset, appendedMs: this.time.milliseconds() });
     this.wake();
     return lastOffset;
+  }
+
+  /**
+   * A linearizable read barrier (ADR 0024): resolves with an offset R such that a state machine
+   * that has applied every committed record below R reflects every write acknowledged before
+   * this call. Rejects with NotLeaderError when this node does not lead or loses leadership
+   * before a quorum confirms it, with RaftTimeoutError after `readIndexTimeoutMs`.
+   */
+  readIndex(): Promise<number> {
+    return this.startOperation((nowMs) => this.client.readIndex(nowMs, this.readIndexTimeoutMs));
+  }
+
+  /**
+   * Hands leadership to voter `nodeId` (ADR 0024): resolves once this node sees `nodeId` lead a
+   * later epoch, at once when `nodeId` is this leader. Rejects with NotLeaderError (this node
+   * does not lead, or lost leadership first), LeadershipTransferError (not a voter, a transfer
+   * already running, another node won) or RaftTimeoutError. New appends are refused with
+   * NotLeaderError while the target catches up.
+   */
+  async transferLeadership(nodeId: number, options?: { readonly timeoutMs?: number }): Promise<void> {
+    const timeoutMs = positiveOption(
+      'transferLeadership timeoutMs',
+      options?.timeoutMs,
+      this.leadershipTransferTimeoutMs,
+    );
+    await this.startOperation((nowMs) => this.client.transferLeadership(nodeId, nowMs, timeoutMs));
+  }
+
+  /** Starts an operation on the core and returns the promise its completion settles. */
+  private startOperation(start: (nowMs: number) => number): Promise<number> {
+    if (!this.running || this.shutdownRequested !== undefined) {
+      return Promise.reject(new RaftDriverError('the raft driver is not running'));
+    }
+    let id: number;
+    try {
+      id = start(this.time.milliseconds());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const promise = new Promise<number>((resolve, reject) => {
+      this.pendingOperations.set(id, { resolve, reject });
+    });
+    this.wake();
+    return promise;
   }
 
   /** Wakes the loop (after an application call on the client, for instance). */
@@ -313,6 +393,7 @@ export class RaftDriver {
     } finally {
       this.running = false;
       this.inbound = [];
+      this.rejectPendingOperations();
     }
   }
 
@@ -359,6 +440,23 @@ export class RaftDriver {
       if (message.kind === 'request') this.network.send(message.request);
       else this.network.sendResponse(message.request, message.data);
     }
+    for (const completion of ready.completions) this.settle(completion);
+  }
+
+  private settle(completion: OperationCompletion): void {
+    const operation = this.pendingOperations.get(completion.id);
+    if (operation === undefined) return;
+    this.pendingOperations.delete(completion.id);
+    if (completion.kind === 'failed') operation.reject(completion.error);
+    else operation.resolve(completion.kind === 'read-index' ? completion.readOffset : completion.leaderEpoch);
+  }
+
+  /** The loop stopped: nothing will settle the operations still waiting. */
+  private rejectPendingOperations(): void {
+    for (const operation of this.pendingOperations.values()) {
+      operation.reject(new RaftDriverError('the raft driver stopped before the operation finished'));
+    }
+    this.pendingOperations.clear();
   }
 
   private startElectionWrite(write: ElectionStateWrite): void {

@@ -30,6 +30,8 @@ export class FollowerState implements EpochState {
   private readonly fetchTimer: Timer;
   private readonly fetchTimeoutMs: number;
   private fetchedFromLeader = false;
+  /** Set by the leader's EndQuorumEpoch: it leads this epoch no more. */
+  private leaderResigned = false;
   /** Fetches to the leader refused as BROKER_NOT_AVAILABLE since the last successful one. */
   private unreachableLeaderFetches = 0;
   /** The snapshot being downloaded, if the leader told us to fetch one (an open `.part` file). */
@@ -122,7 +124,7 @@ export class FollowerState implements EpochState {
   resetFetchTimeoutForSuccessfulFetch(nowMs: number): void {
     // The configured timeout, not the timer's current one: an override or an early election
     // (below) must not shorten every later fetch timeout.
-    this.fetchTimer.reset(nowMs, this.fetchTimeoutMs);
+    if (!this.leaderResigned) this.fetchTimer.reset(nowMs, this.fetchTimeoutMs);
     this.fetchedFromLeader = true;
     this.unreachableLeaderFetches = 0;
   }
@@ -143,9 +145,16 @@ export class FollowerState implements EpochState {
     if (timeoutMs < this.remainingFetchTimeMs(nowMs)) this.fetchTimer.reset(nowMs, timeoutMs);
   }
 
-  /** EndQuorumEpoch: replaces the fetch timer with the successor backoff (KIP-595). */
-  overrideFetchTimeout(nowMs: number, timeoutMs: number): void {
-    this.fetchTimer.reset(nowMs, timeoutMs);
+  /**
+   * EndQuorumEpoch from our leader: replaces the fetch timer with the successor backoff (KIP-595).
+   * The leader has fenced itself for this epoch, so (a deliberate difference from Kafka, ADR
+   * 0024) an answer to a fetch sent before it resigned no longer re-arms the fetch timer, and the
+   * leader no longer counts as alive against pre-votes: a transfer's target would otherwise wait
+   * out a whole fetch timeout, or lose its pre-vote among five voters.
+   */
+  onLeaderResigned(nowMs: number, backoffMs: number): void {
+    this.leaderResigned = true;
+    this.fetchTimer.reset(nowMs, backoffMs);
   }
 
   /**
@@ -170,7 +179,9 @@ export class FollowerState implements EpochState {
     // have, the leader is alive and the candidate must not disrupt it. Unless (a deliberate
     // difference from Kafka, see the README) our own fetches to it are refused as unreachable.
     const leaderAlive =
-      this.fetchedFromLeader && !this.isLeaderUnreachable(UNREACHABLE_LEADER_FETCHES_FOR_EARLY_ELECTION);
+      this.fetchedFromLeader &&
+      !this.leaderResigned &&
+      !this.isLeaderUnreachable(UNREACHABLE_LEADER_FETCHES_FOR_EARLY_ELECTION);
     return isPreVote && !leaderAlive && isLogUpToDate;
   }
 }

@@ -7,6 +7,7 @@ import type { LeaderAndEpoch } from '../raft-client.js';
 import { ReplicaKey } from '../replica-key.js';
 import type { VoterSet } from '../voter-set.js';
 import type { EpochState } from './epoch-state.js';
+import { PendingReads } from './pending-reads.js';
 
 /** A leader forgets an observer it has not heard from for this long (Kafka: 300 s). */
 export const OBSERVER_SESSION_TIMEOUT_MS = 300_000;
@@ -40,6 +41,8 @@ export class LeaderState implements EpochState {
   readonly epochStartOffset: number;
   readonly grantingVoters: readonly number[];
   readonly accumulator: BatchAccumulator;
+  /** Read barriers of this epoch; the transition out of leadership fails those still waiting. */
+  readonly pendingReads = new PendingReads();
   private voterSet: VoterSet;
   private readonly localListeners: Endpoints;
   private highWatermarkOffset: number | undefined;
@@ -148,12 +151,20 @@ export class LeaderState implements EpochState {
   /** A voter fetched (or fetched a snapshot): it counts toward check-quorum. */
   updateCheckQuorumForFollowingVoter(replicaKey: ReplicaKey, nowMs: number): void {
     if (!this.voterSet.isVoter(replicaKey) || replicaKey.id === this.localKey.id) return;
+    this.pendingReads.onVoterFetch(replicaKey.id);
     this.fetchedVoters.add(replicaKey.id);
     // The leader counts itself when it is a voter, so one fewer follower is needed.
     const required = this.voterSet.majoritySize() - (this.voterSet.isVoterId(this.localKey.id) ? 1 : 0);
     if (this.fetchedVoters.size >= required) {
       this.fetchedVoters.clear();
       this.checkQuorumTimer.reset(nowMs, this.checkQuorumTimer.timeout());
+    }
+  }
+
+  /** The leader answered a Fetch of `replicaKey`: a voter's next fetch proves this epoch after now. */
+  onFetchAnswered(replicaKey: ReplicaKey): void {
+    if (this.voterSet.isVoter(replicaKey) && replicaKey.id !== this.localKey.id) {
+      this.pendingReads.onFetchAnswered(replicaKey.id);
     }
   }
 
@@ -223,6 +234,11 @@ export class LeaderState implements EpochState {
     if (current !== undefined && candidate <= current) return false;
     this.highWatermarkOffset = candidate;
     return true;
+  }
+
+  /** The fetch offset of voter `voterId` in this epoch (undefined before its first fetch). */
+  voterEndOffset(voterId: number): number | undefined {
+    return this.voterStates.get(voterId)?.endOffset;
   }
 
   /** Drops observers that have not fetched within the observer session timeout. */

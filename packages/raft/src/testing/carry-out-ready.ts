@@ -1,7 +1,7 @@
 import { IllegalStateError } from '@kraft/protocol';
 import type { NetworkChannel } from '../ports/network-channel.js';
 import type { QuorumStateStore } from '../ports/quorum-state-store.js';
-import type { ElectionStateWrite, RaftReady } from '../raft-outbox.js';
+import type { ElectionStateWrite, OperationCompletion, RaftReady } from '../raft-outbox.js';
 
 /** The client side of the effects path, as a synchronous test harness drives it. */
 export interface ReadyClient {
@@ -17,7 +17,8 @@ const MAX_READY_ROUNDS = 1000;
  * What the driver does after a call into the client, in one synchronous step, for tests whose
  * store is durable when its write returns (MockQuorumStateStore): each election write `ready()`
  * names is written and reported at once, unless `holdWrite` keeps it (a slow disk; the caller
- * reports it later), and the messages free to leave go to `channel` in order.
+ * reports it later), the messages free to leave go to `channel` in order, and the completions
+ * of read barriers and transfers to `completions` (when given).
  */
 export function carryOutReadyAtOnce(
   client: ReadyClient,
@@ -25,6 +26,7 @@ export function carryOutReadyAtOnce(
   channel: Pick<NetworkChannel, 'send' | 'sendResponse'>,
   nowMs: number,
   holdWrite?: (write: ElectionStateWrite) => boolean,
+  completions?: OperationCompletion[],
 ): void {
   for (let round = 0; round < MAX_READY_ROUNDS; round += 1) {
     const ready = client.ready();
@@ -32,6 +34,7 @@ export function carryOutReadyAtOnce(
       if (message.kind === 'request') channel.send(message.request);
       else channel.sendResponse(message.request, message.data);
     }
+    completions?.push(...ready.completions);
     const write = ready.electionState;
     if (write !== undefined && holdWrite?.(write) !== true) {
       // The store is durable when the call returns; its promise carries nothing more.

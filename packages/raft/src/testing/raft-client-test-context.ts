@@ -20,7 +20,7 @@ import type { OffsetAndEpoch, RaftLog } from '../ports/raft-log.js';
 import type { Random } from '../ports/random.js';
 import type { QuorumConfig } from '../quorum-config.js';
 import type { BatchReader, LeaderAndEpoch, Listener, SnapshotReader } from '../raft-client.js';
-import type { ElectionStateWrite } from '../raft-outbox.js';
+import type { ElectionStateWrite, OperationCompletion } from '../raft-outbox.js';
 import { ReplicaKey } from '../replica-key.js';
 import {
   buildBeginQuorumEpochRequest,
@@ -149,6 +149,8 @@ export class RaftClientTestContext {
   readonly rpcVersions: RpcVersions;
   /** The topic the client replicates; the request and response builders below use it too. */
   readonly topic: ReplicatedTopic;
+  /** Completions of read barriers and leadership transfers, in the order `ready()` handed them out. */
+  readonly completions: OperationCompletion[] = [];
   private pendingResponses: { request: InboundRequest; data: unknown }[] = [];
   /** While set, election writes wait for `completeElectionWrite()` (a slow quorum-state disk). */
   private electionWritesHeld = false;
@@ -206,10 +208,17 @@ export class RaftClientTestContext {
    * messages free to leave into the mock channel, until the client has nothing more to hand out.
    */
   carryOutReady(): void {
-    carryOutReadyAtOnce(this.client, this.store, this.channel, this.time.milliseconds(), (write) => {
-      if (this.electionWritesHeld) this.heldElectionWrite = write;
-      return this.electionWritesHeld;
-    });
+    carryOutReadyAtOnce(
+      this.client,
+      this.store,
+      this.channel,
+      this.time.milliseconds(),
+      (write) => {
+        if (this.electionWritesHeld) this.heldElectionWrite = write;
+        return this.electionWritesHeld;
+      },
+      this.completions,
+    );
   }
 
   /** Election writes from now on wait for `completeElectionWrite()`: a slow quorum-state disk. */

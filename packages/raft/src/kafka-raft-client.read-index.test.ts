@@ -1,0 +1,201 @@
+import { Errors, type FetchResponseData } from '@kraft/protocol';
+import { describe, expect, it } from 'vitest';
+import { NotLeaderError } from './errors/not-leader-error.js';
+import { PendingReadsFullError } from './errors/pending-reads-full-error.js';
+import { RaftTimeoutError } from './errors/raft-timeout-error.js';
+import { RaftApiKey } from './kafka-raft-client.js';
+import type { OperationCompletion } from './raft-outbox.js';
+import { singlePartition } from './rpc/raft-messages.js';
+import { MAX_PENDING_READS } from './states/pending-reads.js';
+import { RaftClientTestContext } from './testing/raft-client-test-context.js';
+
+const FETCH = RaftApiKey.FETCH;
+const TIMEOUT_MS = 2000;
+
+/** Voter `voterId` fetches at `fetchOffset` in `epoch` (maxWaitMs 0: answered at once unless given). */
+function fetchFrom(
+  context: RaftClientTestContext,
+  voterId: number,
+  epoch: number,
+  fetchOffset: number,
+  maxWaitMs = 0,
+): void {
+  const lastFetchedEpoch = fetchOffset === 0 ? 0 : Math.min(epoch, context.log.lastFetchedEpoch());
+  context.deliverRequest(
+    FETCH,
+    context.fetchRequest({ epoch, replicaId: voterId, fetchOffset, lastFetchedEpoch, maxWaitMs }),
+    voterId,
+  );
+}
+
+function completionOf(context: RaftClientTestContext, id: number): OperationCompletion | undefined {
+  return context.completions.find((completion) => completion.id === id);
+}
+
+function readIndex(context: RaftClientTestContext, timeoutMs = TIMEOUT_MS): number {
+  return context.client.readIndex(context.time.milliseconds(), timeoutMs);
+}
+
+/** A leader of voters 0, 1 and 2 whose high watermark covers its epoch start and one data batch. */
+async function committedLeader() {
+  const context = await RaftClientTestContext.builder(0, [0, 1, 2]).build();
+  const epoch = await context.becomeLeader();
+  await context.advanceHighWatermarkAsLeader();
+  context.client.scheduleAppend(epoch, [Buffer.from('a')]);
+  await context.poll();
+  fetchFrom(context, 1, epoch, context.log.endOffset());
+  await context.poll();
+  context.channel.drainSentResponses();
+  return { context, epoch, highWatermark: context.client.highWatermark() as number };
+}
+
+describe('read index (linearizable read barrier)', () => {
+  it('a lone voter confirms a read at once, at the high watermark', async () => {
+    const context = await RaftClientTestContext.builder(0, [0]).build();
+    await context.pollUntil(() => context.client.highWatermark() !== undefined);
+    const id = readIndex(context);
+    await context.poll();
+    expect(completionOf(context, id)).toEqual({
+      kind: 'read-index',
+      id,
+      readOffset: context.client.highWatermark(),
+    });
+  });
+
+  it('a read before the epoch start commits waits for it, and takes the first high watermark', async () => {
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2]).build();
+    const epoch = await context.becomeLeader();
+    await context.poll();
+    expect(context.client.highWatermark()).toBeUndefined();
+    const id = readIndex(context);
+    // Two fetches at the epoch start: the second proves the epoch, but nothing of it is committed.
+    fetchFrom(context, 1, epoch, 0);
+    await context.poll();
+    fetchFrom(context, 1, epoch, 0);
+    await context.poll();
+    expect(completionOf(context, id)).toBeUndefined();
+    fetchFrom(context, 1, epoch, 1);
+    await context.poll();
+    expect(context.client.highWatermark()).toBe(1);
+    expect(completionOf(context, id)).toEqual({ kind: 'read-index', id, readOffset: 1 });
+  });
+
+  it('the read offset is the high watermark at registration', async () => {
+    const { context, epoch, highWatermark } = await committedLeader();
+    const id = readIndex(context);
+    context.client.scheduleAppend(epoch, [Buffer.from('b')]);
+    await context.poll();
+    fetchFrom(context, 1, epoch, highWatermark);
+    await context.poll();
+    fetchFrom(context, 1, epoch, context.log.endOffset());
+    await context.poll();
+    expect(context.client.highWatermark()).toBeGreaterThan(highWatermark);
+    expect(completionOf(context, id)).toEqual({ kind: 'read-index', id, readOffset: highWatermark });
+  });
+
+  it('a fetch that arrives after registration but may have been sent before it does not confirm', async () => {
+    const { context, epoch, highWatermark } = await committedLeader();
+    const id = readIndex(context);
+    await context.poll();
+    // Answered before the registration: this fetch could have left voter 1 before the read began.
+    fetchFrom(context, 1, epoch, highWatermark);
+    await context.poll();
+    expect(completionOf(context, id)).toBeUndefined();
+    // Sent after voter 1 received an answer given after the registration: it proves the epoch.
+    fetchFrom(context, 1, epoch, highWatermark);
+    await context.poll();
+    expect(completionOf(context, id)).toEqual({ kind: 'read-index', id, readOffset: highWatermark });
+  });
+
+  it('a read confirmed only by stale-epoch fetches is not confirmed', async () => {
+    const { context, epoch, highWatermark } = await committedLeader();
+    const id = readIndex(context);
+    // Answered after the registration: the next fetch of each voter would prove the epoch...
+    fetchFrom(context, 1, epoch, highWatermark);
+    fetchFrom(context, 2, epoch, highWatermark);
+    await context.poll();
+    context.channel.drainSentResponses();
+    // ...but these carry an older epoch: they are fenced and prove nothing of this one.
+    fetchFrom(context, 1, epoch - 1, highWatermark);
+    fetchFrom(context, 2, epoch - 1, highWatermark);
+    await context.poll();
+    const answers = context.channel.drainSentResponses();
+    expect(answers).toHaveLength(2);
+    for (const answer of answers) {
+      const partition = singlePartition((answer.data as FetchResponseData).responses);
+      expect(partition?.errorCode).toBe(Errors.FENCED_LEADER_EPOCH.code);
+    }
+    expect(completionOf(context, id)).toBeUndefined();
+    fetchFrom(context, 1, epoch, highWatermark);
+    await context.poll();
+    expect(completionOf(context, id)?.kind).toBe('read-index');
+  });
+
+  it('needs a majority: one voter of five besides the leader is not enough', async () => {
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2, 3, 4]).build();
+    const epoch = await context.becomeLeader();
+    await context.advanceHighWatermarkAsLeader();
+    const endOffset = context.log.endOffset();
+    const id = readIndex(context);
+    for (let round = 0; round < 2; round += 1) fetchFrom(context, 1, epoch, endOffset);
+    await context.poll();
+    expect(completionOf(context, id)).toBeUndefined();
+    for (let round = 0; round < 2; round += 1) fetchFrom(context, 2, epoch, endOffset);
+    await context.poll();
+    expect(completionOf(context, id)?.kind).toBe('read-index');
+  });
+
+  it('answers the parked fetches at registration, without waiting for their max wait', async () => {
+    const { context, epoch } = await committedLeader();
+    const endOffset = context.log.endOffset();
+    fetchFrom(context, 1, epoch, endOffset, 500);
+    fetchFrom(context, 2, epoch, endOffset, 500);
+    await context.poll();
+    expect(context.channel.drainSentResponses()).toHaveLength(0);
+    const id = readIndex(context);
+    context.carryOutReady();
+    expect(context.channel.drainSentResponses()).toHaveLength(2);
+    fetchFrom(context, 1, epoch, endOffset, 500);
+    await context.poll();
+    expect(completionOf(context, id)?.kind).toBe('read-index');
+  });
+
+  it("fails a deposed leader's pending read with NotLeaderError", async () => {
+    const { context, epoch } = await committedLeader();
+    const id = readIndex(context);
+    context.deliverRequest(RaftApiKey.BEGIN_QUORUM_EPOCH, context.beginEpochRequest(epoch + 1, 1), 1);
+    await context.poll();
+    const completion = completionOf(context, id);
+    expect(completion?.kind).toBe('failed');
+    expect(completion?.kind === 'failed' && completion.error).toBeInstanceOf(NotLeaderError);
+  });
+
+  it('fails a read that no quorum confirms within its timeout', async () => {
+    const { context } = await committedLeader();
+    const id = readIndex(context, 100);
+    await context.poll();
+    context.sleep(99);
+    await context.poll();
+    expect(completionOf(context, id)).toBeUndefined();
+    context.sleep(1);
+    const deadline = await context.poll();
+    const completion = completionOf(context, id);
+    expect(completion?.kind === 'failed' && completion.error).toBeInstanceOf(RaftTimeoutError);
+    expect(deadline).toBeGreaterThan(context.time.milliseconds());
+  });
+
+  it('polls again by the deadline of a pending read', async () => {
+    const { context } = await committedLeader();
+    readIndex(context, 100);
+    const deadline = context.client.poll(context.time.milliseconds());
+    expect(deadline).toBeLessThanOrEqual(context.time.milliseconds() + 100);
+  });
+
+  it('is refused by a node that does not lead, and past the bound of pending reads', async () => {
+    const follower = await RaftClientTestContext.builder(0, [0, 1, 2]).withElectedLeader(5, 1).build();
+    expect(() => readIndex(follower)).toThrow(NotLeaderError);
+    const { context } = await committedLeader();
+    for (let read = 0; read < MAX_PENDING_READS; read += 1) readIndex(context);
+    expect(() => readIndex(context)).toThrow(PendingReadsFullError);
+  });
+});
