@@ -5,12 +5,19 @@ export { BatchAccumulatorFullError } from './errors/batch-accumulator-full-error
 export { IndeterminateError, type IndeterminateReason } from './errors/indeterminate-error.js';
 export { InvalidConfigurationError } from './errors/invalid-configuration-error.js';
 export { InvalidSnapshotError } from './errors/invalid-snapshot-error.js';
+export {
+  LeadershipTransferError,
+  type LeadershipTransferFailure,
+} from './errors/leadership-transfer-error.js';
 export { LogDirectoryError } from './errors/log-directory-error.js';
+export { NoLeaderError } from './errors/no-leader-error.js';
 export type { KnownLeader } from './errors/not-leader-error.js';
 export { NotLeaderError } from './errors/not-leader-error.js';
+export { PendingReadsFullError } from './errors/pending-reads-full-error.js';
 export { ProposalRejectedError } from './errors/proposal-rejected-error.js';
 export { RaftLogStateError } from './errors/raft-log-state-error.js';
 export { RaftNodeClosedError } from './errors/raft-node-closed-error.js';
+export { RaftTimeoutError, type TimedRaftOperation } from './errors/raft-timeout-error.js';
 export { RecordBatchTooLargeError } from './errors/record-batch-too-large-error.js';
 export {
   BatchAccumulator,

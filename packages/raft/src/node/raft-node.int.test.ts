@@ -5,6 +5,7 @@ import { LogDirectoryLockedError } from '@kraft/log';
 import { InvalidConfigurationError } from '@kraft/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IndeterminateError } from '../errors/indeterminate-error.js';
+import { LeadershipTransferError } from '../errors/leadership-transfer-error.js';
 import { LogDirectoryError } from '../errors/log-directory-error.js';
 import { NotLeaderError } from '../errors/not-leader-error.js';
 import { ProposalRejectedError } from '../errors/proposal-rejected-error.js';
@@ -137,6 +138,42 @@ describe('RaftNode with three voters', () => {
     expect(restored.restores).toBe(1);
     // It applied only what followed the snapshot, not the whole log again.
     expect(restored.applied.length).toBeLessThan(7);
+  });
+});
+
+describe('RaftNode reads and leadership', () => {
+  it('readIndex on the leader returns once its state machine holds every acknowledged write', async () => {
+    await cluster.start(3);
+    const leader = await cluster.leader();
+    const committed = await leader.node.propose([{ key: 'read', value: 'me' }]);
+    const readOffset = await leader.node.readIndex();
+    expect(readOffset).toBeGreaterThan(committed.offset);
+    expect(leader.node.status().applied!.offset + 1).toBeGreaterThanOrEqual(readOffset);
+    expect(leader.stateMachine.entries.get('read')).toBe('me');
+  });
+
+  it('readIndex on a follower is refused with NotLeaderError naming the leader', async () => {
+    await cluster.start(3);
+    const leader = await cluster.leader();
+    const follower = cluster.members.find((member) => member !== leader)!;
+    await expect.poll(() => follower.node.status().leaderId, { timeout: 10_000 }).toBe(leader.nodeId);
+    const error = await follower.node.readIndex().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(NotLeaderError);
+    expect(error).toMatchObject({ leaderId: leader.nodeId });
+  });
+
+  it('transferLeadership hands the quorum to the chosen voter, which then takes proposals', async () => {
+    await cluster.start(3);
+    const leader = await cluster.leader();
+    await leader.node.propose([{ key: 'before', value: 'transfer' }]);
+    const target = cluster.members.find((member) => member !== leader)!;
+    await leader.node.transferLeadership(target.nodeId, { timeoutMs: 10_000 });
+    await expect.poll(() => target.node.status().role, { timeout: 10_000 }).toBe('leader');
+    const position = await target.node.propose([{ key: 'after', value: 'transfer' }]);
+    expect(position.epoch).toBeGreaterThan(0);
+    expect(target.stateMachine.entries.get('before')).toBe('transfer');
+    await expect(leader.node.transferLeadership(99)).rejects.toBeInstanceOf(NotLeaderError);
+    await expect(target.node.transferLeadership(99)).rejects.toBeInstanceOf(LeadershipTransferError);
   });
 });
 

@@ -24,8 +24,10 @@ import {
 } from '@kraft/transport-tcp';
 import { BatchAccumulatorFullError } from '../errors/batch-accumulator-full-error.js';
 import { InvalidConfigurationError } from '../errors/invalid-configuration-error.js';
+import { NoLeaderError } from '../errors/no-leader-error.js';
 import { NotLeaderError } from '../errors/not-leader-error.js';
 import { RaftNodeClosedError } from '../errors/raft-node-closed-error.js';
+import { RaftTimeoutError } from '../errors/raft-timeout-error.js';
 import { FileQuorumStateStore } from '../io/file-quorum-state-store.js';
 import { openKafkaRaftLog } from '../io/kafka-raft-log.js';
 import { RaftDriver } from '../io/raft-driver.js';
@@ -223,13 +225,78 @@ export class RaftNode<T> {
       try {
         lastOffset = running.driver.scheduleAppend(epoch, records);
       } catch (error) {
-        if (error instanceof NotLeaderError) throw this.notLeader(epoch);
+        if (error instanceof NotLeaderError) throw this.notLeader(running, epoch);
         if (!(error instanceof BatchAccumulatorFullError)) throw error;
         this.bound.logger.debug({ epoch }, 'accumulator full: propose waits for room');
         await this.waitForRoom(deadlineMs, epoch);
         continue;
       }
       return this.awaitOutcome(lastOffset, epoch, deadlineMs);
+    }
+  }
+
+  /**
+   * Resolves with the node's status once a leader is known (this node or another); rejects with
+   * NoLeaderError after `timeoutMs` (default `config.proposeTimeoutMs`). For an application that
+   * starts and wants to propose, or to send its clients to the leader.
+   */
+  async waitForLeader(options: { readonly timeoutMs?: number } = {}): Promise<RaftNodeStatus> {
+    const timeoutMs = options.timeoutMs ?? this.bound.settings.proposeTimeoutMs;
+    const deadlineMs = this.bound.time.milliseconds() + timeoutMs;
+    for (;;) {
+      this.runningOrThrow('waitForLeader');
+      const status = this.status();
+      // A leader counts once it can take proposals: this node in the Leader state, or another's id.
+      if (status.role === 'leader' || (status.leaderId !== undefined && status.leaderId !== this.nodeId())) {
+        return status;
+      }
+      const remainingMs = deadlineMs - this.bound.time.milliseconds();
+      if (remainingMs <= 0) throw new NoLeaderError(this.nodeId(), timeoutMs);
+      await this.nextProgressOrTimeout(Math.min(remainingMs, ROOM_RETRY_MS * 4));
+    }
+  }
+
+  /**
+   * A linearizable read barrier (etcd's ReadIndex): the leader confirms with a majority that it
+   * still leads, then this waits until the local state machine has applied everything below the
+   * returned offset. A read of the state machine after it sees every write acknowledged before
+   * the call. Rejects with NotLeaderError (naming the leader) on a non-leader, with
+   * RaftTimeoutError when no quorum confirms in time or the state machine does not catch up
+   * within `timeoutMs` (default `config.proposeTimeoutMs`).
+   */
+  async readIndex(options: { readonly timeoutMs?: number } = {}): Promise<number> {
+    const running = this.runningOrThrow('readIndex');
+    const timeoutMs = options.timeoutMs ?? this.bound.settings.proposeTimeoutMs;
+    const deadlineMs = this.bound.time.milliseconds() + timeoutMs;
+    const epoch = running.client.leaderAndEpoch().epoch;
+    let readOffset: number;
+    try {
+      readOffset = await running.driver.readIndex();
+    } catch (error) {
+      throw error instanceof NotLeaderError ? this.notLeader(running, epoch) : error;
+    }
+    while (this.stateMachineListener.nextOffset() < readOffset) {
+      const remainingMs = deadlineMs - this.bound.time.milliseconds();
+      if (remainingMs <= 0) throw new RaftTimeoutError('read-index', timeoutMs);
+      await this.nextProgressOrTimeout(remainingMs);
+      this.runningOrThrow('readIndex');
+    }
+    return readOffset;
+  }
+
+  /**
+   * Hands leadership to voter `nodeId`: the core lets it catch up, then resigns with it as the
+   * preferred successor, so it wins the next election at once. Resolves once this node sees it
+   * lead. Rejects with NotLeaderError (naming the leader), LeadershipTransferError or
+   * RaftTimeoutError (see RaftDriver.transferLeadership).
+   */
+  async transferLeadership(nodeId: number, options: { readonly timeoutMs?: number } = {}): Promise<void> {
+    const running = this.runningOrThrow('transferLeadership');
+    const epoch = running.client.leaderAndEpoch().epoch;
+    try {
+      await running.driver.transferLeadership(nodeId, options);
+    } catch (error) {
+      throw error instanceof NotLeaderError ? this.notLeader(running, epoch) : error;
     }
   }
 
@@ -393,19 +460,23 @@ export class RaftNode<T> {
         `RaftNode ${this.nodeId()}: the accumulator stayed full until the propose timeout (epoch ${epoch})`,
       );
     }
+    await this.nextProgressOrTimeout(Math.min(ROOM_RETRY_MS, remainingMs));
+    this.runningOrThrow('propose');
+  }
+
+  /** Settles at the next applied batch, leader change or close, or after `timeoutMs`. */
+  private async nextProgressOrTimeout(timeoutMs: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       this.progress.next(),
       new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, Math.min(ROOM_RETRY_MS, remainingMs));
+        timer = setTimeout(resolve, timeoutMs);
       }),
     ]);
     clearTimeout(timer);
-    this.runningOrThrow('propose');
   }
 
-  private notLeader(epoch: number): NotLeaderError {
-    const running = this.runningOrThrow('propose');
+  private notLeader(running: Running, epoch: number): NotLeaderError {
     const leader = running.client.leaderAndEpoch();
     const leaderEndpoint = this.endpointOf(leader.leaderId);
     return new NotLeaderError(
