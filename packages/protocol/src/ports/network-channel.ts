@@ -13,6 +13,7 @@
  * synthetic response's `data` is `{ errorCode }` only; the core reads the top-level error first.
  */
 
+/** What every request the core sends or receives carries. */
 export interface RaftRequest {
   readonly correlationId: number;
   readonly apiKey: number;
@@ -21,16 +22,19 @@ export interface RaftRequest {
   readonly createdTimeMs: number;
 }
 
+/** A request the core hands to the channel, for the node `destinationId`. */
 export interface OutboundRequest extends RaftRequest {
   readonly destinationId: number;
 }
 
+/** A request that arrived for the core; answered with `NetworkChannel.sendResponse`. */
 export interface InboundRequest extends RaftRequest {
   /** The sender's node id, or -1 when unknown (e.g. a DescribeQuorum from an admin client). */
   readonly sourceId: number;
   readonly listenerName?: string;
 }
 
+/** The answer to one of the core's requests (or a synthetic `{ errorCode }` for a transport failure). */
 export interface InboundResponse {
   readonly correlationId: number;
   readonly apiKey: number;
@@ -39,16 +43,20 @@ export interface InboundResponse {
   readonly receivedTimeMs: number;
 }
 
+/** Where a node listens: a host name or address, and a TCP port. */
 export interface NodeAddress {
   readonly host: string;
   readonly port: number;
 }
 
+/** The port itself: how the core sends requests and responses (see the top of this file). */
 export interface NetworkChannel {
+  /** A correlation id not used by any request in flight from this node. */
   newCorrelationId(): number;
   /** Queues the request; the answer later arrives through `client.handleResponse(...)`. */
   send(request: OutboundRequest): void;
   /** Answers an inbound request; the transport writes it at the request's version. */
   sendResponse(request: InboundRequest, data: unknown): void;
+  /** Where `nodeId` is reached from now on (a voter's endpoint, learnt or configured). */
   updateEndpoint(nodeId: number, endpoint: NodeAddress): void;
 }

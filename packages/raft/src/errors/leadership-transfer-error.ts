@@ -9,6 +9,7 @@ import { KRaftError } from '@kraft/protocol';
  */
 export type LeadershipTransferFailure = 'not-a-voter' | 'in-progress' | 'another-leader-elected';
 
+/** A leadership transfer that was refused or failed; `reason` says why (LeadershipTransferFailure). */
 export class LeadershipTransferError extends KRaftError {
   readonly reason: LeadershipTransferFailure;
   readonly targetId: number;

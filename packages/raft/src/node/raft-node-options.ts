@@ -24,6 +24,7 @@ export interface LogPosition {
 export interface StateMachineSnapshotWriter<T> {
   /** The position the snapshot covers up to (inclusive): the last value applied. */
   readonly lastContained: LogPosition;
+  /** Adds values to the snapshot, in the order `restore` will read them. */
   append(values: readonly T[]): void;
 }
 
@@ -61,6 +62,7 @@ export interface RaftNodeSettings {
 /** `RaftNode`'s `config`: any `controller.quorum.*` setting and any RaftNode setting. */
 export type RaftNodeConfig = Partial<QuorumConfig> & Partial<RaftNodeSettings>;
 
+/** The defaults of RaftNode's own settings (see RaftNodeSettings for each). */
 export const DEFAULT_RAFT_NODE_SETTINGS: RaftNodeSettings = Object.freeze({
   proposeTimeoutMs: 30_000,
   snapshotEveryBytes: 20 * 1024 * 1024,

@@ -11,7 +11,7 @@ import { NotLeaderError } from '../errors/not-leader-error.js';
 import { ProposalRejectedError } from '../errors/proposal-rejected-error.js';
 import { RaftNodeClosedError } from '../errors/raft-node-closed-error.js';
 import { RaftNode } from './raft-node.js';
-import { recordingLogger, TestCluster } from './raft-node-cluster.test-support.js';
+import { MapStateMachine, recordingLogger, TestCluster } from './raft-node-cluster.test-support.js';
 
 let cluster = new TestCluster();
 
@@ -217,6 +217,29 @@ describe('RaftNode proposals under load and without a quorum', () => {
 });
 
 describe('RaftNode refuses what it must not run on', () => {
+  it('calls after a state machine failed to apply a committed value, naming the failure', async () => {
+    const options = cluster.nodeOptions(1, cluster.newDirectory(), {});
+    const failing = new MapStateMachine();
+    failing.apply = (command) => {
+      if (command.value === 'boom') throw new Error('cannot apply boom');
+    };
+    const node = await RaftNode.bind({ ...options, stateMachine: failing });
+    try {
+      await node.start(`1@127.0.0.1:${node.endpoints()[0]!.port}`);
+      await node.waitForLeader({ timeoutMs: 10_000 });
+      // The proposal committed, but the node stopped while applying it: its outcome is not reported.
+      await expect(node.propose([{ key: 'k', value: 'boom' }])).rejects.toBeInstanceOf(IndeterminateError);
+      const error = await node.propose([{ key: 'k', value: 'fine' }]).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(RaftNodeClosedError);
+      // The driver's error, whose cause is what apply threw.
+      const driverError = (error as Error).cause as Error;
+      expect(driverError.name).toBe('RaftDriverError');
+      expect(String(driverError.cause)).toContain('cannot apply boom');
+    } finally {
+      await node.close().catch(() => {});
+    }
+  });
+
   it('voters that do not list the node, leaving the directory unlocked and the port free', async () => {
     const directory = cluster.newDirectory();
     const options = cluster.nodeOptions(1, directory, {});

@@ -93,6 +93,11 @@ const QUORUM_STATE_FILE_NAME = 'quorum-state';
 /** How long a `propose` waiting for accumulator room sleeps at most before trying again. */
 const ROOM_RETRY_MS = 5;
 
+/**
+ * One member of a Raft quorum that replicates the application's values of type `T`: open it on
+ * a directory with the quorum's voters, `propose` values, and let its `stateMachine` apply what
+ * commits (see the package README for a complete example).
+ */
 export class RaftNode<T> {
   private readonly bound: Bound<T>;
   private readonly proposals = new ProposalTracker();
@@ -103,6 +108,8 @@ export class RaftNode<T> {
   /** Resolved (and replaced) whenever the applied position or the leader moves. */
   private progress = new ProgressSignal();
   private snapshotScheduled = false;
+  /** Why the driver stopped on its own (a disk or invariant failure); the node then refuses calls. */
+  private failure: unknown;
 
   private constructor(bound: Bound<T>) {
     this.bound = bound;
@@ -201,6 +208,7 @@ export class RaftNode<T> {
     this.phase = 'running';
     // A driver that fails (disk, invariant) ends every wait: nothing pending can be decided here.
     this.running.stopped.catch((error: unknown) => {
+      this.failure = error;
       this.bound.logger.error({ err: error }, 'raft node stopped on a failure');
       this.proposals.failAll('closed');
       this.onProgress();
@@ -352,6 +360,14 @@ export class RaftNode<T> {
   }
 
   private runningOrThrow(operation: string): Running {
+    if (this.failure !== undefined) {
+      throw new RaftNodeClosedError(
+        `RaftNode ${this.nodeId()}: ${operation}() after the node stopped on a failure`,
+        {
+          cause: this.failure,
+        },
+      );
+    }
     if (this.phase !== 'running' || this.running === undefined) {
       throw new RaftNodeClosedError(`RaftNode ${this.nodeId()}: ${operation}() on a ${this.phase} node`);
     }
