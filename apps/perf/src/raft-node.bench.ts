@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { jsonSerde, RaftNode, type RaftNodeConfig, type StateMachine } from '@kraft/raft';
+import { countSetting } from './support/count-setting.js';
 
 interface Put {
   readonly key: string;
@@ -24,14 +25,6 @@ const STEP_TIMEOUT_MS = 30_000;
 /** Warm-up proposals left out of the figures (JIT, first fsyncs, connection set-up). */
 const WARM_UP_PROPOSALS = 50;
 const VALUE = 'v'.repeat(100 - 20);
-
-function countSetting(name: string, defaultValue: number): number {
-  const raw = process.env[name];
-  const value = raw === undefined ? defaultValue : Number(raw);
-  if (!Number.isSafeInteger(value) || value < 1)
-    throw new Error(`${name} must be a positive integer, got ${raw}`);
-  return value;
-}
 
 const proposals = countSetting('KRAFT_BENCH_PROPOSALS', 1000);
 const failovers = countSetting('KRAFT_BENCH_FAILOVERS', 5);
