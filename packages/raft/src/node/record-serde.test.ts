@@ -1,3 +1,4 @@
+import { InvalidConfigurationError } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
 import { RecordBatchTooLargeError } from '../errors/record-batch-too-large-error.js';
 import { MAX_BATCH_SIZE_BYTES } from '../internals/batch-accumulator.js';
@@ -39,6 +40,11 @@ describe('record serdes', () => {
   it('refuses a batch above the max batch size before allocating it', () => {
     const huge = { recordSize: () => MAX_BATCH_SIZE_BYTES, write: () => 0, read: () => 0 };
     expect(() => encodeValues(huge, [1, 2])).toThrow(RecordBatchTooLargeError);
+  });
+
+  it('refuses an empty or missing list of values with a typed error', () => {
+    expect(() => encodeValues(stringSerde, [])).toThrow(InvalidConfigurationError);
+    expect(() => encodeValues(stringSerde, undefined as unknown as string[])).toThrow(/non-empty array/);
   });
 
   it('refuses a serde whose write disagrees with its recordSize', () => {

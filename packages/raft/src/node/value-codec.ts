@@ -14,6 +14,10 @@ import type { RecordSerde } from './record-serde.js';
  * view of it per value: one allocation per batch, not per value.
  */
 export function encodeValues<T>(serde: RecordSerde<T>, values: readonly T[]): Buffer[] {
+  // A batch holds at least one record; an empty one would reach the accumulator's invariant.
+  if (!Array.isArray(values) || values.length === 0) {
+    throw new InvalidConfigurationError('RaftNode: values must be a non-empty array');
+  }
   const sizes = new Array<number>(values.length);
   let totalBytes = 0;
   for (let index = 0; index < values.length; index += 1) {
