@@ -50,11 +50,15 @@ import {
 /** Kafka's metadata partition; the test server uses `__raft_performance_test-0`. */
 export const METADATA_TOPIC_PARTITION = '__cluster_metadata-0';
 
+/** What {@link RaftLog.open} opens; only `dir` is required. */
 export interface RaftLogOpenOptions {
   /** The metadata log directory (`metadata.log.dir`); the partition directory is created inside. */
   readonly dir: string;
+  /** Segment size, index interval, retention and the like; default `new LogConfig()`. */
   readonly config?: LogConfig;
+  /** The file port; default a new `NodeFileSystem` (node:fs). */
   readonly fileSystem?: FileSystem;
+  /** Where recovery and snapshot housekeeping report; default silent. */
   readonly logger?: Logger;
   /** `<topic>-<partition>`, the partition directory's name. */
   readonly topicPartition?: string;
@@ -88,6 +92,21 @@ interface SnapshotEntry {
 /**
  * The replicated log under a KRaft replica (Kafka's `KafkaRaftLog`): a segmented log on disk
  * plus raft snapshots. Synchronous except `flush()`. See the package README for the layout.
+ *
+ * @example
+ * ```ts
+ * import { RaftLog } from '@kraft/log';
+ * import { MemoryRecordsBuilder } from '@kraft/records';
+ *
+ * const log = RaftLog.open({ dir: '/var/lib/kraft/metadata' });
+ * const builder = new MemoryRecordsBuilder({ baseOffset: log.endOffset() });
+ * builder.append({ timestamp: Date.now(), value: Buffer.from('record') });
+ * const { lastOffset } = log.appendAsLeader(builder.build(), 1);
+ * await log.flush(); // durable up to lastOffset + 1
+ * log.updateHighWatermark(lastOffset + 1);
+ * const { records } = log.read(0, 'committed');
+ * log.close();
+ * ```
  */
 export class RaftLog {
   private readonly snapshots: SnapshotEntry[] = [];
@@ -225,18 +244,35 @@ export class RaftLog {
     return snapshotId !== undefined && snapshotId.offset === this.startOffset() ? snapshotId.epoch : 0;
   }
 
+  /**
+   * Batches from the one holding `startOffset`, up to the high watermark (`committed`) or the
+   * log end (`uncommitted`), from a single segment, at most `maxSizeBytes` (default unbounded)
+   * but always at least one whole batch when one is readable, so a fetch always progresses.
+   *
+   * @throws {@link OffsetOutOfRangeError} when `startOffset` is outside [log start, log end].
+   * @throws {@link InvalidLogOperationError} for a negative `maxSizeBytes` or a closed log.
+   */
   read(startOffset: number, isolation: Isolation, maxSizeBytes?: number): LogFetchInfo {
     return this.log.read(startOffset, isolation, maxSizeBytes);
   }
 
+  /**
+   * The log start offset: the first offset still in the log. Never above the latest snapshot's
+   * end offset, so every record below it is in a snapshot.
+   */
   startOffset(): number {
     return this.log.logStartOffset();
   }
 
+  /** The log end offset: the offset the next appended record gets (Kafka's `endOffset().offset`). */
   endOffset(): number {
     return this.log.logEndOffset();
   }
 
+  /**
+   * The high watermark: offsets below it are committed. Held in memory only and starts at the
+   * log start after a restart, as in Kafka, until the leader tells it again.
+   */
   highWatermark(): number {
     return this.log.highWatermark();
   }
@@ -246,6 +282,12 @@ export class RaftLog {
     return this.log.highWatermarkMetadata();
   }
 
+  /**
+   * Raises the high watermark to `offset`, clamped to [log start, log end]; a lower value is
+   * ignored, since the high watermark never goes back.
+   *
+   * @throws {@link InvalidLogOperationError} when the log is closed.
+   */
   updateHighWatermark(offset: number): void {
     this.log.updateHighWatermark(offset);
   }
@@ -293,6 +335,15 @@ export class RaftLog {
     return { kind: 'valid' };
   }
 
+  /**
+   * Removes every record at and after `offset` (a follower whose log diverged from the leader's)
+   * and makes the cut durable at once, with the epoch entries of the removed batches. An offset
+   * at or past the log end does nothing.
+   *
+   * @throws {@link InvalidLogOperationError} when `offset` is below the high watermark (committed
+   * records are never removed) or the log is closed.
+   * @throws FileSystemError when the truncation or its sync fails.
+   */
   truncateTo(offset: number): void {
     this.log.truncateTo(offset);
   }
@@ -323,14 +374,33 @@ export class RaftLog {
     return true;
   }
 
+  /**
+   * Records that `epoch` starts at the log end, as a new leader does before appending in it
+   * (Kafka's `initializeLeaderEpoch`); entries for this epoch or later ones are replaced. Written
+   * to the leader epoch checkpoint at once.
+   *
+   * @throws FileSystemError when the checkpoint write fails.
+   */
   initializeLeaderEpoch(epoch: number): void {
     this.log.epochCache.assign(epoch, this.endOffset());
   }
 
+  /**
+   * Makes every record appended so far durable (fdatasync of the segments with unflushed data,
+   * off the event loop) and resolves with the new flushed offset. Flushes run one at a time, in
+   * call order. The recovery point checkpoint catches up in the background.
+   *
+   * Rejects with `FileSystemError` when a sync fails (or an earlier background checkpoint write
+   * did), and with {@link InvalidLogOperationError} when the log is closed.
+   */
   flush(): Promise<number> {
     return this.log.flush();
   }
 
+  /**
+   * The flushed offset (exclusive): every record below it survives a crash. A leader counts
+   * itself toward the high watermark only up to here.
+   */
   lastFlushedOffset(): number {
     return this.log.lastFlushedOffset();
   }
@@ -409,6 +479,12 @@ export class RaftLog {
     );
   }
 
+  /**
+   * A reader of the frozen snapshot `snapshotId`, or undefined when the log has none by that id
+   * (or its file has gone). Readers are shared and owned by the log: do not close them.
+   *
+   * @throws FileSystemError when the snapshot file cannot be opened.
+   */
   readSnapshot(snapshotId: OffsetAndEpoch): RawSnapshotReader | undefined {
     const entry = this.findSnapshot(snapshotId);
     if (entry === undefined) return undefined;
@@ -423,10 +499,12 @@ export class RaftLog {
     return entry.reader;
   }
 
+  /** The id of the newest frozen snapshot (highest epoch, then offset), or undefined when none. */
   latestSnapshotId(): OffsetAndEpoch | undefined {
     return this.snapshots[this.snapshots.length - 1]?.id;
   }
 
+  /** The id of the oldest frozen snapshot still kept, or undefined when none. */
   earliestSnapshotId(): OffsetAndEpoch | undefined {
     return this.snapshots[0]?.id;
   }

@@ -38,6 +38,10 @@ export class ApiKey<Request = unknown, Response = unknown> {
     this.flexibleFrom = request.flexibleVersions.isEmpty() ? null : request.flexibleVersions.lowest;
   }
 
+  /**
+   * Whether we can read and write `version` of this API: an integer in
+   * [`lowestVersion`, `highestVersion`], the range our ApiVersions response advertises.
+   */
   isVersionSupported(version: number): boolean {
     return Number.isInteger(version) && version >= this.lowestVersion && version <= this.highestVersion;
   }

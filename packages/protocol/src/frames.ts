@@ -11,26 +11,39 @@ const SIZE_PREFIX_BYTES = 4;
 /** Kafka's default `socket.request.max.bytes` (100 MiB). */
 export const DEFAULT_MAX_FRAME_BYTES = 100 * 1024 * 1024;
 
+/** What a client puts in a request's header ({@link writeRequestFrame} picks the header version). */
 export interface RequestFrameHeader {
+  /** The API (`ApiKeys.VOTE.key`, ...). */
   readonly apiKey: number;
+  /** The request version, already negotiated through ApiVersions. */
   readonly apiVersion: number;
+  /** Chosen by the client, echoed in the response so it can match responses to requests. */
   readonly correlationId: number;
+  /** Shown in the server's logs and quotas; null to send none. */
   readonly clientId: string | null;
 }
 
+/** A request frame's decoded header ({@link readRequestHeader}), before its body is decoded. */
 export interface DecodedRequestHeader {
+  /** The header fields: api key, api version, correlation id, client id. */
   readonly header: RequestHeaderData;
+  /** The API the api key names, with its request and response codecs. */
   readonly api: ApiKey;
   /** Where the body starts in the frame. */
   readonly bodyOffset: number;
 }
 
+/** A whole decoded request frame ({@link readRequestFrame}): the header and the body's data. */
 export interface DecodedRequest<T = unknown> extends DecodedRequestHeader {
+  /** The request body, as the api's request codec decoded it at `header.requestApiVersion`. */
   readonly data: T;
 }
 
+/** A whole decoded response frame ({@link readResponseFrame}). */
 export interface DecodedResponse<T = unknown> {
+  /** The correlation id of the request this answers. */
   readonly correlationId: number;
+  /** The response body, decoded at the version the request was sent with. */
   readonly data: T;
 }
 
@@ -70,7 +83,21 @@ function finishFrame(writer: ByteWriter): Buffer {
   return writer.toBuffer();
 }
 
-/** Encodes a whole request frame: size, header (v1 or v2 by the API version), body. */
+/**
+ * Encodes a whole request frame: size, header (v1 or v2 by the API version), body.
+ *
+ * @throws {@link UnsupportedVersionError} for an unknown api key or a version the API lacks.
+ * @throws {@link ProtocolError} for a value the body cannot encode.
+ *
+ * @example
+ * ```ts
+ * const frame = writeRequestFrame(
+ *   { apiKey: ApiKeys.API_VERSIONS.key, apiVersion: 3, correlationId: 7, clientId: 'kraft' },
+ *   ApiVersionsRequest.defaults({ clientSoftwareName: 'kraft', clientSoftwareVersion: '0.1.0' }),
+ * );
+ * readRequestFrame(frame).header.correlationId; // 7
+ * ```
+ */
 export function writeRequestFrame(header: RequestFrameHeader, data: unknown): Buffer {
   const api = apiOrThrow(header.apiKey);
   const writer = new ByteWriter();

@@ -40,6 +40,8 @@ export {
 export { type KafkaRaftLogOptions, openKafkaRaftLog } from './io/kafka-raft-log.js';
 export {
   type CommitLatency,
+  DEFAULT_LEADERSHIP_TRANSFER_TIMEOUT_MS,
+  DEFAULT_READ_INDEX_TIMEOUT_MS,
   type DrivenNetworkChannel,
   type DrivenQuorumStateStore,
   type DrivenRaftClient,
@@ -124,6 +126,7 @@ export {
 export {
   type ElectionStateWrite,
   MAX_HELD_MESSAGES,
+  type OperationCompletion,
   type OutboundMessage,
   type RaftReady,
 } from './raft-outbox.js';

@@ -20,6 +20,9 @@
  * client.register(listener);                         // handleCommit / handleLoadSnapshot / handleLeaderChange / beginShutdown
  * client.scheduleAppend(epoch, [Buffer, ...]);       // → last offset; NotLeaderError / BatchAccumulatorFullError
  * client.prepareAppend(epoch, records); client.schedulePreparedAppend();
+ * client.readIndex(nowMs, timeoutMs);                // → id; ready().completions: read offset or typed error
+ * client.transferLeadership(targetId, nowMs, timeoutMs);  // → id; completion once the target leads
+ * client.setWakeupListener(() => driver.wake());     // application calls wake the driver (ADR 0024)
  * client.createSnapshot({ offset, epoch }, lastContainedLogTimestampMs);  // → SnapshotWriter | undefined
  * client.shutdown(timeoutMs, nowMs); client.isShutdownComplete();
  * client.observableState();                          // role, epoch, leader, HWM, LEO, flushed offset, commit latency
@@ -135,6 +138,8 @@ export class KafkaRaftClient implements RaftClient {
   private shutdownDeadlineMs: number | undefined;
   private shutdownComplete = false;
   private initialized = false;
+  /** The driver's wake-up signal (see `setWakeupListener`). */
+  private wakeupListener: (() => void) | undefined;
   /** Whether the log was recovering lost flushed data at the last check (to log the rejoin once). */
   private wasRecoveringLostData = false;
 
@@ -376,10 +381,26 @@ export class KafkaRaftClient implements RaftClient {
 
   register(listener: Listener): void {
     this.listenerDispatch.register(listener);
+    this.requestWakeup();
   }
 
   unregister(listener: Listener): void {
     this.listenerDispatch.unregister(listener);
+    this.requestWakeup();
+  }
+
+  /**
+   * The driver's wake-up (Kafka's `RaftMessageQueue.wakeup`): called after an application call
+   * that gives `poll` work (an append, a listener change, a read barrier, a transfer, a resign),
+   * so that work never waits for the deadline the driver sleeps to. It changes nothing in the
+   * core, so runs without a driver stay deterministic.
+   */
+  setWakeupListener(listener: (() => void) | undefined): void {
+    this.wakeupListener = listener;
+  }
+
+  private requestWakeup(): void {
+    this.wakeupListener?.();
   }
 
   highWatermark(): number | undefined {
@@ -400,6 +421,7 @@ export class KafkaRaftClient implements RaftClient {
 
   schedulePreparedAppend(): void {
     if (this.quorum.isLeader()) this.quorum.leaderStateOrThrow().accumulator.allowDrain();
+    this.requestWakeup();
   }
 
   scheduleAppend(epoch: number, records: readonly Buffer[]): number {
@@ -418,7 +440,9 @@ export class KafkaRaftClient implements RaftClient {
       // Raft thesis §3.10: new writes wait for the new leader, so the target can catch up.
       throw new NotLeaderError(`node ${this.options.nodeId} is handing leadership over`, epoch);
     }
-    return leader.accumulator.append(epoch, records, this.lastPollTimeMs, delayDrain);
+    const lastOffset = leader.accumulator.append(epoch, records, this.lastPollTimeMs, delayDrain);
+    this.requestWakeup();
+    return lastOffset;
   }
 
   /**
@@ -433,6 +457,7 @@ export class KafkaRaftClient implements RaftClient {
     this.checkLeading('read');
     const id = this.nextOperationId++;
     this.readBarriers.register(id, nowMs, timeoutMs);
+    this.requestWakeup();
     return id;
   }
 
@@ -449,6 +474,7 @@ export class KafkaRaftClient implements RaftClient {
     this.checkLeading('leadership transfer');
     const id = this.nextOperationId;
     this.leadershipTransfer.start(id, targetId, nowMs, timeoutMs);
+    this.requestWakeup();
     this.nextOperationId += 1;
     return id;
   }
@@ -469,7 +495,10 @@ export class KafkaRaftClient implements RaftClient {
       epoch <= current,
       () => `cannot resign epoch ${epoch}, which is above the current epoch ${current}`,
     );
-    if (epoch === current && this.quorum.isLeader()) this.transitions.resignLeadership(this.lastPollTimeMs);
+    if (epoch === current && this.quorum.isLeader()) {
+      this.transitions.resignLeadership(this.lastPollTimeMs);
+      this.requestWakeup();
+    }
   }
 
   createSnapshot(snapshotId: OffsetAndEpoch, lastContainedLogTimestamp: number): SnapshotWriter | undefined {

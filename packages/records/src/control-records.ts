@@ -47,6 +47,10 @@ export type ControlRecordMessage =
 /** A decoded control record of a control batch. */
 export type ControlRecord = ControlRecordMessage & { readonly offset: number; readonly timestamp: number };
 
+/**
+ * The 4-byte key of a control record of `type`: int16 key version 0, then the int16 type, as
+ * Kafka's `ControlRecordType.recordKey` writes it.
+ */
 export function encodeControlRecordKey(type: ControlRecordType): Buffer {
   const key = Buffer.allocUnsafe(CONTROL_RECORD_KEY_SIZE_BYTES);
   key.writeInt16BE(CURRENT_CONTROL_RECORD_KEY_VERSION, 0);
@@ -54,6 +58,10 @@ export function encodeControlRecordKey(type: ControlRecordType): Buffer {
   return key;
 }
 
+/**
+ * The value bytes of a control record: its message serialised at version 0, the only version
+ * KRaft writes (Kafka's `ControlRecordUtils`). Pair it with {@link encodeControlRecordKey}.
+ */
 export function encodeControlRecordValue(record: ControlRecordMessage): Buffer {
   switch (record.type) {
     case ControlRecordType.LEADER_CHANGE:

@@ -29,14 +29,33 @@ export class FileRecordBatch extends RecordBatchHeader {
     return new RecordBatch(this.loader(this.position, this.sizeInBytes), this.position);
   }
 
+  /**
+   * Reads the whole batch from the file and checks its length, magic and CRC-32C.
+   *
+   * @throws {@link FileSystemError} when the read fails (an invalid batch returns false).
+   */
   isValid(): boolean {
     return this.load().isValid();
   }
 
+  /**
+   * Reads the whole batch from the file and checks its length, magic and CRC-32C.
+   *
+   * @throws {@link CorruptRecordError} naming the failed check, with the batch's file position.
+   * @throws {@link FileSystemError} when the read fails.
+   */
   ensureValid(): void {
     this.load().ensureValid();
   }
 
+  /**
+   * Reads the whole batch from the file and decodes its records (inflating a compressed batch
+   * within `maxDecompressedSizeBytes`). Does not check the CRC; call `ensureValid()` for that.
+   *
+   * @throws {@link CorruptRecordError} when a record is malformed or the bytes do not inflate.
+   * @throws {@link RecordBatchTooLargeError} when the records inflate beyond the bound.
+   * @throws {@link FileSystemError} when the read fails.
+   */
   records(options: DecodeOptions = {}): KafkaRecord[] {
     return this.load().records(options);
   }

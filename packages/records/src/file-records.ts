@@ -9,6 +9,7 @@ import type { MemoryRecords } from './memory-records.js';
 import { RecordBatch } from './record-batch.js';
 import { MAX_RECORDS_SIZE_BYTES, RECORD_BATCH_OVERHEAD } from './record-batch-layout.js';
 
+/** How {@link FileRecords.open} opens a log file; every field has a default. */
 export interface FileRecordsOpenOptions {
   /** Read-write, creating the file if absent (default true); false opens an existing file read-only. */
   readonly mutable?: boolean;
@@ -17,11 +18,16 @@ export interface FileRecordsOpenOptions {
    * reopening finds the end by scanning batch headers; `close()` trims the zero tail.
    */
   readonly preallocateBytes?: number;
+  /** The file port to open through; default a new `NodeFileSystem` (node:fs). */
   readonly fileSystem?: FileSystem;
 }
 
 /** Something `writeTo` can send to: a socket or any writable. `false` means "stop for now" (backpressure). */
 export interface RecordsDestination {
+  /**
+   * Takes one chunk (a fresh buffer, so it may stay queued); returns false when it wants no more
+   * for now, as `Writable.write` does, and `writeTo` then stops and reports how far it got.
+   */
   write(chunk: Buffer): boolean;
 }
 
@@ -73,6 +79,24 @@ export class FileRecords {
     this.isSlice = isSlice;
   }
 
+  /**
+   * Opens the log file at `path` as records covering the whole file. With `preallocateBytes`, a
+   * new file is zero-filled to that size and an existing one is scanned batch header by batch
+   * header to find where the records end: the end is the first byte that does not start a
+   * whole batch, and a last batch whose CRC fails (torn by a crash) is left out.
+   *
+   * @throws {@link FileSystemError} when the file cannot be opened (`ENOENT` for a missing file
+   * opened read-only) or read.
+   *
+   * @example
+   * ```ts
+   * const segment = FileRecords.open('/data/__cluster_metadata-0/00000000000000000000.log');
+   * segment.append(records);
+   * segment.flush();
+   * for (const batch of segment.batches()) console.log(batch.baseOffset, batch.position);
+   * segment.close();
+   * ```
+   */
   static open(path: string, options: FileRecordsOpenOptions = {}): FileRecords {
     const fileSystem = options.fileSystem ?? new NodeFileSystem();
     const mutable = options.mutable ?? true;
@@ -106,6 +130,10 @@ export class FileRecords {
     return this.shared.path;
   }
 
+  /**
+   * Bytes covered: a slice's fixed length, or the whole file's logical size (which grows with
+   * appends and never counts a preallocated zero tail).
+   */
   sizeInBytes(): number {
     return this.isSlice ? this.end - this.start : this.shared.size;
   }
@@ -316,6 +344,7 @@ export class FileRecords {
     this.shared.path = path;
   }
 
+  /** The path, start position and size, for logs and error messages. */
   toString(): string {
     return `FileRecords(path=${this.shared.path}, start=${this.start}, size=${this.sizeInBytes()})`;
   }

@@ -36,21 +36,36 @@ import {
 import { writeSafeInt64 } from './safe-int64.js';
 import { sizeOfUnsignedVarint, writeUnsignedVarint } from './varint-writer.js';
 
+/**
+ * The batch header a {@link MemoryRecordsBuilder} writes. Defaults give what KRaft writes: offset
+ * 0, no leader epoch (-1), no compression, CreateTime, a data batch, producer fields -1.
+ * The constructor throws `IllegalStateError` (from `@kraft/protocol`) for a base offset that is
+ * not a non-negative safe integer, or for LogAppendTime without `logAppendTime`.
+ */
 export interface MemoryRecordsBuilderOptions {
+  /** Offset of the first record; the others follow one by one. */
   readonly baseOffset?: number;
+  /** The writing leader's epoch (Kafka's `partitionLeaderEpoch`); default -1. */
   readonly partitionLeaderEpoch?: number;
+  /** Codec for the records section; default `none`. zstd needs `initializeZstd()` first. */
   readonly compression?: CompressionType;
   /** Codec level for gzip and zstd; the codec's default otherwise. */
   readonly compressionLevel?: number;
   /** Bound on the batch (uncompressed records plus the 61-byte header); default 8 MiB. */
   readonly maxBatchSizeBytes?: number;
+  /** Default CreateTime. */
   readonly timestampType?: TimestampType;
   /** The batch's max timestamp (and every record's timestamp) when timestampType is LogAppendTime. */
   readonly logAppendTime?: number;
+  /** Marks a control batch (attribute bit 5): LeaderChange, snapshot header/footer, voters. */
   readonly isControl?: boolean;
+  /** Attribute bit 4; KRaft never writes transactional batches. */
   readonly isTransactional?: boolean;
+  /** Idempotent producer fields, -1 (none) by default as in every KRaft batch. */
   readonly producerId?: bigint;
+  /** See `producerId`; default -1. */
   readonly producerEpoch?: number;
+  /** See `producerId`; default -1. */
   readonly baseSequence?: number;
   /** Stored in baseTimestamp with attribute bit 6 (KIP-534 compaction); deltas stay relative to it. */
   readonly deleteHorizonMs?: number;
@@ -82,6 +97,13 @@ type ResolvedOptions = Required<
  * The byte limit counts the header and the uncompressed records, so a compressed batch never
  * exceeds it either. What KRaft writes: CreateTime, no compression, producer fields -1, data
  * records with a null key, timestampDelta 0 and no headers.
+ *
+ * @example
+ * ```ts
+ * const builder = new MemoryRecordsBuilder({ baseOffset: 42, partitionLeaderEpoch: 3 });
+ * builder.append({ timestamp: Date.now(), value: Buffer.from('record') }); // returns 42
+ * const records = builder.build(); // one batch, offsets 42..42
+ * ```
  */
 export class MemoryRecordsBuilder {
   private readonly options: ResolvedOptions;

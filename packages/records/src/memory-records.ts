@@ -26,10 +26,12 @@ export class MemoryRecords {
     return new MemoryRecords(buffer, positionBase);
   }
 
+  /** The underlying bytes, not copied: every batch, plus any trailing partial batch. */
   buffer(): Buffer {
     return this.bytes;
   }
 
+  /** Length of {@link MemoryRecords.buffer} in bytes, a trailing partial batch included. */
   sizeInBytes(): number {
     return this.bytes.length;
   }
@@ -62,10 +64,21 @@ export class MemoryRecords {
     }
   }
 
+  /**
+   * The first complete batch, or `undefined` when there is none.
+   *
+   * @throws {@link CorruptRecordError} when the first batch's length or magic is invalid.
+   */
   firstBatch(): RecordBatch | undefined {
     return this.batches().next().value ?? undefined;
   }
 
+  /**
+   * The last complete batch (a trailing partial batch is skipped), or `undefined` when there is
+   * none. Walks every batch header, so it costs one step per batch.
+   *
+   * @throws {@link CorruptRecordError} when a batch's length or magic is invalid.
+   */
   lastBatch(): RecordBatch | undefined {
     let last: RecordBatch | undefined;
     for (const batch of this.batches()) last = batch;

@@ -36,10 +36,19 @@ import {
 } from './record-batch-layout.js';
 import { readSafeInt64, writeSafeInt64 } from './safe-int64.js';
 
+/**
+ * What a batch's timestamps mean (attribute bit 3, Kafka's `TimestampType`): `CreateTime` is the
+ * producer's clock, one timestamp per record; `LogAppendTime` is the broker's clock at append,
+ * the batch's `maxTimestamp` standing for every record.
+ */
 export type TimestampType = 'CreateTime' | 'LogAppendTime';
 
+/** Bounds applied while decoding the records of a batch. */
 export interface DecodeOptions {
-  /** Bound on the inflated records of a compressed batch. */
+  /**
+   * Bound on the inflated records of a compressed batch, in bytes; default
+   * `DEFAULT_MAX_DECOMPRESSED_SIZE_BYTES`. Checked before the output is allocated.
+   */
   readonly maxDecompressedSizeBytes?: number;
 }
 
@@ -67,6 +76,14 @@ export abstract class RecordBatchHeader {
   /** Total bytes of the batch, including the 12-byte offset and length prefix. */
   abstract get sizeInBytes(): number;
 
+  /**
+   * Reads the int64 header field at byte `offset` as a number. Kafka's offsets and timestamps
+   * are int64, but a value beyond 2^53 cannot be a real one here, so it is treated as corruption
+   * rather than rounded.
+   *
+   * @param what - the field's name, for the error message.
+   * @throws {@link CorruptRecordError} when the value is not a safe integer.
+   */
   protected safeInt64(offset: number, what: string): number {
     const value = readSafeInt64(this.header, offset);
     if (Number.isNaN(value)) {
@@ -79,6 +96,10 @@ export abstract class RecordBatchHeader {
     return value;
   }
 
+  /**
+   * The base offset, or -1 when it is not a safe integer: what errors about this batch carry,
+   * since reporting a corrupt batch must not itself throw.
+   */
   protected baseOffsetOrUnknown(): number {
     const value = readSafeInt64(this.header, BASE_OFFSET_OFFSET);
     return Number.isNaN(value) ? -1 : value;
@@ -208,11 +229,16 @@ export class RecordBatch extends RecordBatchHeader {
     return crc32c(this.bytes.subarray(ATTRIBUTES_OFFSET));
   }
 
+  /** Whether the length field, the magic (2) and the CRC-32C all check out; never throws. */
   isValid(): boolean {
     return this.invalidReason() === undefined;
   }
 
-  /** Throws `CorruptRecordError` unless the length, magic and CRC are right. */
+  /**
+   * Checks the length field, the magic and the CRC-32C, as Kafka's `DefaultRecordBatch.ensureValid`.
+   *
+   * @throws {@link CorruptRecordError} naming which check failed, with the batch's offset and position.
+   */
   ensureValid(): void {
     const reason = this.invalidReason();
     if (reason !== undefined) throw new CorruptRecordError(reason, this.baseOffsetOrUnknown(), this.position);
@@ -234,6 +260,10 @@ export class RecordBatch extends RecordBatchHeader {
    * Decodes every record. Records of an uncompressed batch are views of `bytes`; a compressed
    * batch is inflated once (bounded by `maxDecompressedSizeBytes`). Does not check the CRC: call
    * `ensureValid()` first when the bytes come from outside.
+   *
+   * @throws {@link CorruptRecordError} when a record is truncated or malformed, the record count
+   * disagrees with the records, or the compressed bytes do not inflate.
+   * @throws {@link RecordBatchTooLargeError} when the records inflate beyond the bound.
    */
   records(options: DecodeOptions = {}): KafkaRecord[] {
     const baseOffset = this.baseOffset;

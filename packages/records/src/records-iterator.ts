@@ -8,14 +8,19 @@ import type { MemoryRecords } from './memory-records.js';
 import { RecordBatch } from './record-batch.js';
 import { DEFAULT_MAX_BATCH_SIZE_BYTES, HEADER_SIZE_UP_TO_MAGIC } from './record-batch-layout.js';
 
+/**
+ * Records a {@link RecordsIterator} can read (Kafka's `Records` interface): batches held in
+ * memory or a slice of a log file.
+ */
 export type Records = MemoryRecords | FileRecords;
 
+/** How a {@link RecordsIterator} reads and checks batches; every field has a default. */
 export interface RecordsIteratorOptions {
   /** Size of the reused read buffer for FileRecords (Kafka: MAX_BATCH_SIZE_BYTES, 8 MiB). */
   readonly maxBatchSizeBytes?: number;
   /** Check every batch's CRC before decoding it (default true, as KRaft's listener reads do). */
   readonly validateCrc?: boolean;
-  /** Bound on the inflated records of a compressed batch. */
+  /** Bound on the inflated records of a compressed batch, in bytes; default `DEFAULT_MAX_DECOMPRESSED_SIZE_BYTES`. */
   readonly maxDecompressedSizeBytes?: number;
 }
 
@@ -33,6 +38,14 @@ export interface RecordsIteratorOptions {
  * Each batch yielded from a file owns its bytes (copied out of the reused buffer), so records
  * stay valid after later refills. A corrupt batch raises `CorruptRecordError` with its offset and
  * file position.
+ *
+ * @example
+ * ```ts
+ * for (const batch of new RecordsIterator(records)) {
+ *   if (batch.isControl) continue;
+ *   for (const record of batch.records) apply(record.offset, record.value);
+ * }
+ * ```
  */
 export class RecordsIterator implements IterableIterator<Batch> {
   private readonly decodeOptions: BatchDecodeOptions;
@@ -54,12 +67,23 @@ export class RecordsIterator implements IterableIterator<Batch> {
         : new MemoryBatchSource(records);
   }
 
+  /**
+   * Reads and decodes the next complete batch; `done` once the records (as sized when the
+   * iterator was made) are used up or only a partial batch is left.
+   *
+   * @throws {@link CorruptRecordError} when a batch's framing, CRC (unless `validateCrc` is
+   * false) or records are bad, or a control record does not decode.
+   * @throws {@link UnknownControlTypeError} for a control record of a type KRaft never writes.
+   * @throws {@link RecordBatchTooLargeError} when a compressed batch inflates beyond the bound.
+   * @throws {@link FileSystemError} when reading FileRecords fails.
+   */
   next(): IteratorResult<Batch, undefined> {
     const batch = this.source.nextBatch();
     if (batch === undefined) return { done: true, value: undefined };
     return { done: false, value: decodeBatch(batch, this.decodeOptions) };
   }
 
+  /** The iterator itself, so it can drive a `for...of` loop (once: it does not restart). */
   [Symbol.iterator](): this {
     return this;
   }

@@ -45,6 +45,10 @@ export class ApiRegistry {
     );
   }
 
+  /**
+   * The served API and version range for `apiKey`, or undefined when this endpoint does not serve
+   * it (the server then answers with UNSUPPORTED_VERSION).
+   */
   get(apiKey: number): ServedApi | undefined {
     return this.byKey.get(apiKey);
   }

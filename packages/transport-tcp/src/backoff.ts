@@ -25,6 +25,7 @@ export class ReconnectBackoff {
     return Math.max(0, Math.min(this.maxMs, Math.round(base * jitter)));
   }
 
+  /** Forgets the failures after a successful connection: the next delay is `initialMs` again. */
   reset(): void {
     this.failures = 0;
   }

@@ -121,6 +121,13 @@ export class DestinationConnection {
     }
   }
 
+  /**
+   * Queues `request`, connecting first when there is no connection; it is sent once ApiVersions
+   * has been negotiated, at the highest version both sides and `maxVersion` allow. Never throws:
+   * while the destination is closed, has no endpoint, is in reconnect backoff or has
+   * `maxPendingRequestsPerDestination` requests waiting, it completes at once with
+   * BROKER_NOT_AVAILABLE.
+   */
   send(request: ClientRequest): void {
     if (this.state === 'closed' || this.endpoint === undefined) {
       request.complete({ errorCode: Errors.BROKER_NOT_AVAILABLE.code });

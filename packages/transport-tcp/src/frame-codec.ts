@@ -3,6 +3,10 @@ import { DEFAULT_MAX_FRAME_BYTES, invariant, readFrameSize } from '@kraft/protoc
 /** Bytes of the big-endian int32 size prefix in front of every request and response. */
 const SIZE_PREFIX_BYTES = 4;
 
+/**
+ * What {@link FrameDecoder.next} returns: a whole frame (size prefix included, often a zero-copy
+ * view of a socket chunk), or `incomplete` until more bytes arrive.
+ */
 export type FrameDecodeResult =
   | { readonly kind: 'frame'; readonly frame: Buffer }
   | { readonly kind: 'incomplete' };

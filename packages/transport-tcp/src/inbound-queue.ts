@@ -18,10 +18,12 @@ export class InboundQueue<T> {
     this.capacity = capacity;
   }
 
+  /** Items queued and not yet drained. */
   size(): number {
     return this.items.length;
   }
 
+  /** Whether `offer` would refuse the next item: the capacity is reached until the driver drains. */
   isFull(): boolean {
     return this.items.length >= this.capacity;
   }

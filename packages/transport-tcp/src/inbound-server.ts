@@ -28,14 +28,25 @@ import { resolveTransportConfig, type TransportConfig } from './transport-config
 
 /** Receives every decoded request except ApiVersions, which the server answers itself. */
 export interface InboundRequestHandler {
+  /**
+   * Takes one decoded request, called on the socket's event-loop turn: queue it (a raft
+   * channel does) rather than work inline, and answer later with `call.respond(data)`. Must not
+   * throw; a request never answered leaves its client to time out.
+   */
   handleRequest(call: InboundCall): void;
 }
 
+/** What an {@link InboundServer} binds and serves. */
 export interface InboundServerOptions {
+  /** The listeners to bind, in order: PLAINTEXT or SSL (the SASL protocols are refused at `start`). */
   readonly listeners: readonly ListenerSpec[];
+  /** The APIs and versions served; ApiVersions answers are built from it. */
   readonly apis: ApiRegistry;
+  /** Where every request except ApiVersions goes. */
   readonly handler: InboundRequestHandler;
+  /** Overrides of {@link DEFAULT_TRANSPORT_CONFIG} (connection cap, idle and frame timeouts, sizes). */
   readonly config?: Partial<TransportConfig>;
+  /** Where binds, refused connections and protocol errors are reported; default silent. */
   readonly logger?: Logger;
   /** Milliseconds on a monotonic clock; injected so tests can drive timeouts. */
   readonly clock?: () => number;
@@ -116,6 +127,7 @@ export class InboundServer {
     this.servers.length = 0;
   }
 
+  /** Connections open right now, across every listener (bounded by `maxConnections`). */
   connectionCount(): number {
     return this.connections.size;
   }

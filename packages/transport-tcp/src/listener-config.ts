@@ -1,5 +1,9 @@
 import { InvalidListenerConfigError } from './errors/invalid-listener-config-error.js';
 
+/**
+ * Kafka's `SecurityProtocol` of a listener. Every one parses, so Kafka's configuration files
+ * load; the transport serves and connects over PLAINTEXT and SSL, and refuses the SASL ones.
+ */
 export type SecurityProtocol = 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
 
 /** One entry of `listeners`: a named endpoint the server binds. */
@@ -10,8 +14,11 @@ export interface ListenerSpec {
   readonly securityProtocol: SecurityProtocol;
 }
 
+/** A network address as written in Kafka's configuration (`host:port`). */
 export interface HostAndPort {
+  /** Name or IP address, without the brackets of `[ipv6]`; empty for every interface. */
   readonly host: string;
+  /** TCP port, 0..65535 (0 lets the system pick, when binding). */
   readonly port: number;
 }
 
@@ -77,7 +84,9 @@ export function selectControllerListeners(
   });
 }
 
+/** One entry of `controller.quorum.voters` (`id@host:port`): a static voter and its address. */
 export interface QuorumVoter extends HostAndPort {
+  /** The voter's `node.id`, 0..2^31-1. */
   readonly nodeId: number;
 }
 

@@ -5,13 +5,19 @@ import type { HostAndPort } from './listener-config.js';
 import type { TlsContext } from './tls-context.js';
 import { resolveTransportConfig, type TransportConfig } from './transport-config.js';
 
+/** What an {@link OutboundClient} sends with; `apis` and `clientId` are required. */
 export interface OutboundClientOptions {
+  /** The APIs it may call, and the highest versions it offers in negotiation. */
   readonly apis: ApiRegistry;
   /** `clientId` of every request header: Kafka's raft client uses `raft-client-<nodeId>`. */
   readonly clientId: string;
+  /** ApiVersions' `clientSoftwareName` (v3+); default `kraft-ts`. */
   readonly clientSoftwareName?: string;
+  /** ApiVersions' `clientSoftwareVersion` (v3+); default `0.0.0`. */
   readonly clientSoftwareVersion?: string;
+  /** Overrides of {@link DEFAULT_TRANSPORT_CONFIG} (timeouts, backoff, pending-request bound). */
   readonly config?: Partial<TransportConfig>;
+  /** Default silent. */
   readonly logger?: Logger;
   /** Milliseconds on a monotonic clock. */
   readonly clock?: () => number;
@@ -49,6 +55,11 @@ export class OutboundClient {
     this.sweepTimer.unref();
   }
 
+  /**
+   * Sets where `nodeId` is reached, creating its destination on first use; a changed address
+   * closes the live connection (its requests fail with BROKER_NOT_AVAILABLE) and the next request
+   * connects to the new one at once. Ignored after `close()`.
+   */
   updateEndpoint(nodeId: number, endpoint: HostAndPort): void {
     if (this.closed) return;
     this.destination(nodeId).updateEndpoint(endpoint);

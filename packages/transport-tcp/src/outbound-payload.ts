@@ -4,7 +4,12 @@
  * `min(target.length, sizeInBytes() - position)` bytes starting at `position` inside the records.
  */
 export interface ChunkedRecordsSource {
+  /** Bytes of records to send. */
   sizeInBytes(): number;
+  /**
+   * Copies up to `target.length` bytes from `position` (relative to these records) into
+   * `target[0..]` and returns how many it copied; never reads past `sizeInBytes()`.
+   */
   readInto(target: Buffer, position: number): number;
   /**
    * Optional (FileRecords has it): writes `[position, position + length)` to `destination` in
@@ -15,7 +20,9 @@ export interface ChunkedRecordsSource {
 
 /** Records already in memory (`MemoryRecords` satisfies this structurally). */
 export interface InMemoryRecordsSource {
+  /** Bytes of records to send: `buffer().length`. */
   sizeInBytes(): number;
+  /** The records' bytes, written to the socket by reference (not copied). */
   buffer(): Buffer;
 }
 

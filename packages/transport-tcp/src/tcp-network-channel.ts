@@ -31,10 +31,19 @@ export type ChannelMessage =
  * its bounded queue is full. Once attached it replaces the channel's own queue.
  */
 export interface InboundSink {
+  /**
+   * Takes a request from a peer; false when full, and the channel then closes that request's
+   * connection so the peer retries rather than waiting for an answer that will not come.
+   */
   deliverRequest(request: InboundRequest): boolean;
+  /**
+   * Takes a response (or a synthetic `{ errorCode }` failure) to a request this node sent; false
+   * when full, and the response is dropped: raft's request manager times the request out.
+   */
   deliverResponse(response: InboundResponse): boolean;
 }
 
+/** How a {@link TcpNetworkChannel} serves and connects; only `nodeId` and `listeners` are required. */
 export interface TcpNetworkChannelOptions {
   /** This node's id: the client id is `raft-client-<nodeId>`, as Kafka's. */
   readonly nodeId: number;
@@ -44,11 +53,17 @@ export interface TcpNetworkChannelOptions {
   readonly voters?: readonly QuorumVoter[];
   /** `controller.quorum.bootstrap.servers`: registered as nodes -2, -3, ... as Kafka's raft client does. */
   readonly bootstrapServers?: readonly HostAndPort[];
+  /** The APIs served and called; default every KRaft API at its full range (`kraftApiRegistry()`). */
   readonly apis?: ApiRegistry;
+  /** Overrides of {@link DEFAULT_TRANSPORT_CONFIG}. */
   readonly config?: Partial<TransportConfig>;
+  /** Default silent. */
   readonly logger?: Logger;
+  /** The clock for deadlines and timestamps, in ms; default `performance.now()`. */
   readonly time?: Time;
+  /** Draws the reconnect backoff jitter; default `Math.random`, seeded in simulation. */
   readonly random?: Random;
+  /** Sent in ApiVersions as `clientSoftwareVersion` (the name is `kraft-ts`); default `0.0.0`. */
   readonly clientSoftwareVersion?: string;
   /**
    * Messages queued for the driver at most. Requests are also bounded per connection, so this
@@ -114,6 +129,23 @@ class TcpInboundRequest implements InboundRequest {
  * Raft's NetworkChannel over TCP. Outbound requests go through the `OutboundClient`; inbound
  * requests come from the `InboundServer`; both directions land in one bounded queue the driver
  * drains. Transport failures arrive as synthetic `{ errorCode }` responses.
+ *
+ * The constructor throws `InvalidListenerConfigError` when outbound connections would need a
+ * protocol other than PLAINTEXT or SSL, or SSL without `tls`.
+ *
+ * @example
+ * ```ts
+ * const channel = new TcpNetworkChannel({
+ *   nodeId: 1,
+ *   listeners: parseListeners('CONTROLLER://127.0.0.1:0'),
+ *   voters: parseQuorumVoters('1@127.0.0.1:9093,2@127.0.0.1:9094'),
+ * });
+ * const [bound] = await channel.start(); // bound.port is the port the system chose
+ * channel.send({ destinationId: 2, correlationId: channel.newCorrelationId(), apiKey, apiVersion, data });
+ * await channel.waitForMessages();
+ * for (const message of channel.drain()) handle(message);
+ * await channel.close();
+ * ```
  */
 export class TcpNetworkChannel implements NetworkChannel {
   private readonly server: InboundServer | undefined;
@@ -201,6 +233,7 @@ export class TcpNetworkChannel implements NetworkChannel {
     }
   }
 
+  /** The next correlation id for `send`: 0, 1, 2, ..., wrapping within int32. */
   newCorrelationId(): number {
     const id = this.nextCorrelationId;
     this.nextCorrelationId = (this.nextCorrelationId + 1) | 0;
@@ -239,6 +272,11 @@ export class TcpNetworkChannel implements NetworkChannel {
     request.call.respond(data);
   }
 
+  /**
+   * Where to reach `nodeId` from now on (a voter from a VotersRecord, a leader's endpoint from a
+   * response). A changed address closes the connection to the old one; its requests fail with
+   * BROKER_NOT_AVAILABLE.
+   */
   updateEndpoint(nodeId: number, endpoint: NodeAddress): void {
     this.client.updateEndpoint(nodeId, { host: endpoint.host, port: endpoint.port });
   }
@@ -253,6 +291,7 @@ export class TcpNetworkChannel implements NetworkChannel {
     return this.closed ? Promise.resolve() : this.queue.waitForItems();
   }
 
+  /** Messages waiting in the channel's own queue for `drain()` (0 once a sink is attached). */
   queuedMessageCount(): number {
     return this.queue.size();
   }

@@ -35,6 +35,12 @@ export interface TransportConfig {
   readonly maxPendingRequestsPerDestination: number;
 }
 
+/**
+ * The settings used where a caller overrides none: Kafka's defaults where Kafka has the setting
+ * (100 MiB requests, 10 min idle, 2 s request timeout, 50 ms to 1 s reconnect backoff, 10 s
+ * connect), and bounds of our own for the rest (1024 connections, 128 requests in flight per
+ * connection, 16 MiB of unsent responses, 30 s to finish a frame).
+ */
 export const DEFAULT_TRANSPORT_CONFIG: TransportConfig = {
   socketRequestMaxBytes: DEFAULT_MAX_FRAME_BYTES,
   connectionsMaxIdleMs: 600_000,

@@ -22,19 +22,36 @@ export const MIN_SEGMENT_BYTES = 8 * MEBIBYTE;
 /** Kafka's entry counts are int32 and positions are int32: a segment can never exceed 2 GiB. */
 const MAX_SEGMENT_BYTES = 2 ** 31 - 1;
 
+/**
+ * Kafka-style properties for {@link LogConfig.fromProperties}, keyed by {@link LogConfigKeys}
+ * values (`metadata.log.segment.bytes`, ...): strings as read from a `.properties` file, or
+ * numbers and booleans already parsed.
+ */
 export type LogConfigProperties = Readonly<Record<string, string | number | boolean | undefined>>;
 
+/**
+ * The metadata log's settings in camelCase, each optional with Kafka's default. The
+ * {@link LogConfig} constructor range-checks them and throws {@link InvalidConfigurationError}
+ * for a value out of range or of the wrong type.
+ */
 export interface LogConfigOptions {
   /** `metadata.log.segment.bytes`, at least 8 MiB. */
   segmentBytes?: number;
   /** `internal.metadata.log.segment.bytes`: a test-only override without the 8 MiB floor. */
   internalSegmentBytes?: number;
+  /** `metadata.log.segment.ms`: roll a segment whose batches span more than this; default 7 days. */
   segmentMs?: number;
+  /** `metadata.max.retention.bytes`: soft limit on log plus snapshots; default 100 MiB, -1 off. */
   retentionMaxBytes?: number;
+  /** `metadata.max.retention.ms`: soft limit on snapshot age; default 7 days, -1 off. */
   retentionMs?: number;
+  /** `internal.metadata.max.batch.size.in.bytes`: largest batch accepted; default 8 MiB. */
   maxBatchSizeInBytes?: number;
+  /** `index.interval.bytes`: bytes of log between two sparse index entries; default 4096. */
   indexIntervalBytes?: number;
+  /** `segment.index.bytes`: preallocated size of each index file; default 10 MiB, at least 12. */
   segmentIndexBytes?: number;
+  /** `log.preallocate`: size each new segment to `segmentBytes` up front; default false. */
   preallocate?: boolean;
 }
 

@@ -17,18 +17,22 @@ export class LeaderEpochCache {
     this.entries = [...entries];
   }
 
+  /** Every entry, oldest epoch first. Not a copy, but never changed in place: changes replace the list. */
   all(): readonly EpochEntry[] {
     return this.entries;
   }
 
+  /** The highest epoch in the log, or undefined when the cache is empty (no batch has an epoch). */
   latestEpoch(): number | undefined {
     return this.entries[this.entries.length - 1]?.epoch;
   }
 
+  /** The entry of the highest epoch, or undefined when the cache is empty. */
   latestEntry(): EpochEntry | undefined {
     return this.entries[this.entries.length - 1];
   }
 
+  /** The entry of the lowest epoch still in the log, or undefined when the cache is empty. */
   earliestEntry(): EpochEntry | undefined {
     return this.entries[0];
   }
@@ -118,6 +122,12 @@ export class LeaderEpochCache {
     this.replace([...kept, ...rest]);
   }
 
+  /**
+   * Drops every entry and writes the empty checkpoint (the log was deleted to restart at a
+   * snapshot). Does nothing, not even a write, when already empty.
+   *
+   * @throws FileSystemError when the checkpoint write fails.
+   */
   clear(): void {
     if (this.entries.length > 0) this.replace([]);
   }

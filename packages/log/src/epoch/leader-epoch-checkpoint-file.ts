@@ -2,11 +2,15 @@ import type { FileSystem } from '@kraft/records';
 import { InvalidConfigurationError } from '../errors/log-errors.js';
 import { readSmallFile, writeFileAtomically } from '../files/atomic-file.js';
 
+/** One leader epoch and the offset of its first batch in the log (Kafka's `EpochEntry`). */
 export interface EpochEntry {
+  /** A leader epoch, >= 0. */
   readonly epoch: number;
+  /** Offset of the first batch written in `epoch`. */
   readonly startOffset: number;
 }
 
+/** The file name of the leader epoch checkpoint inside a partition directory. */
 export const LEADER_EPOCH_CHECKPOINT_FILE = 'leader-epoch-checkpoint';
 const CURRENT_VERSION = 0;
 
@@ -21,6 +25,12 @@ export class LeaderEpochCheckpointFile {
     readonly path: string,
   ) {}
 
+  /**
+   * Replaces the file with `entries` atomically (fsynced `.tmp`, rename, directory sync), so a
+   * crash leaves either the old or the new list.
+   *
+   * @throws FileSystemError when a write, sync or rename fails.
+   */
   write(entries: readonly EpochEntry[]): void {
     writeFileAtomically(
       this.fileSystem,
@@ -36,12 +46,20 @@ export class LeaderEpochCheckpointFile {
   }
 }
 
+/** The checkpoint file's text for `entries`: `0\n<count>\n` then `<epoch> <startOffset>\n` each. */
 export function formatLeaderEpochCheckpoint(entries: readonly EpochEntry[]): string {
   let text = `${CURRENT_VERSION}\n${entries.length}\n`;
   for (const entry of entries) text += `${entry.epoch} ${entry.startOffset}\n`;
   return text;
 }
 
+/**
+ * Parses the checkpoint file's text (see {@link formatLeaderEpochCheckpoint}); `path` only names
+ * the file in errors. Fields are trimmed; the entry count must match the entry lines.
+ *
+ * @throws {@link InvalidConfigurationError} for a version other than 0, a wrong entry count, an
+ * entry without exactly two fields, or a field that is not a non-negative safe integer.
+ */
 export function parseLeaderEpochCheckpoint(text: string, path = LEADER_EPOCH_CHECKPOINT_FILE): EpochEntry[] {
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();

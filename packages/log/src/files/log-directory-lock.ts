@@ -33,6 +33,7 @@ export class LogDirectoryLock {
     return withoutTrailingSlashes(this.directory) === withoutTrailingSlashes(directory);
   }
 
+  /** False once released, or (in `MemoryFileSystem`) after a simulated crash ended the process. */
   isHeld(): boolean {
     return this.fileLock.isHeld();
   }

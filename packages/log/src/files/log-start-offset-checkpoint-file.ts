@@ -2,6 +2,7 @@ import type { FileSystem } from '@kraft/records';
 import { readSmallFile, writeFileAtomically } from './atomic-file.js';
 import { formatOffsetCheckpoint, parseOffsetCheckpoint } from './offset-checkpoint.js';
 
+/** The file name of the log start checkpoint inside the log directory (beside the partitions). */
 export const LOG_START_OFFSET_CHECKPOINT_FILE = 'log-start-offset-checkpoint';
 
 /**
@@ -22,6 +23,13 @@ export class LogStartOffsetCheckpointFile {
     writeFileAtomically(this.fileSystem, this.path, Buffer.from(formatOffsetCheckpoint(entries), 'utf8'));
   }
 
+  /**
+   * The saved log start of `topicPartition` (`<topic>-<partition>`), or undefined when the file
+   * or its entry is absent.
+   *
+   * @throws {@link InvalidConfigurationError} when the file is malformed.
+   * @throws FileSystemError when the file cannot be read.
+   */
   read(topicPartition: string): number | undefined {
     return this.readAll()?.get(topicPartition);
   }

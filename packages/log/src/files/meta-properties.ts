@@ -3,6 +3,7 @@ import type { FileSystem } from '@kraft/records';
 import { InvalidConfigurationError } from '../errors/log-errors.js';
 import { joinPath, readSmallFile, writeFileAtomically } from './atomic-file.js';
 
+/** The file name of `meta.properties` inside the log directory: the node and cluster identity. */
 export const META_PROPERTIES_FILE = 'meta.properties';
 
 /** The KRaft form of `meta.properties` (version 1); the server decides what to do with it. */

@@ -2,6 +2,7 @@ import type { FileHandle, FileSystem } from '@kraft/records';
 import { readSmallFile, writeFileAtomically } from './atomic-file.js';
 import { formatOffsetCheckpoint, parseOffsetCheckpoint } from './offset-checkpoint.js';
 
+/** The file name of the recovery point checkpoint inside the log directory. */
 export const RECOVERY_POINT_OFFSET_CHECKPOINT_FILE = 'recovery-point-offset-checkpoint';
 
 /** What the file said at open: an offset, nothing (no file, no entry), or unreadable bytes. */
@@ -33,6 +34,10 @@ export class RecoveryPointCheckpointFile {
     private readonly topicPartition: string,
   ) {}
 
+  /**
+   * What the file holds for this partition. Never throws: a malformed or unreadable file is
+   * `unreadable` (with the reason), so recovery can decide how far to trust the log without it.
+   */
   read(): SavedRecoveryPoint {
     let bytes: Buffer | undefined;
     try {
@@ -57,6 +62,7 @@ export class RecoveryPointCheckpointFile {
     if (this.writeBytes(offset)) await this.openHandle().syncAsync();
   }
 
+  /** Closes the handle kept open for in-place writes; a later write reopens it. */
   close(): void {
     this.handle?.close();
     this.handle = undefined;

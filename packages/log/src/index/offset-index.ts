@@ -26,6 +26,13 @@ export class OffsetIndex {
     private readonly file: IndexFile,
   ) {}
 
+  /**
+   * Starts an empty offset index for the segment at `baseOffset`, truncating any file at `path`.
+   * It holds at most `maxIndexBytes / 8` entries (`segment.index.bytes`), and the file is
+   * sized to that up front when `preallocate` is set.
+   *
+   * @throws FileSystemError when the file cannot be created or sized.
+   */
   static create(
     fileSystem: FileSystem,
     path: string,
@@ -73,10 +80,12 @@ export class OffsetIndex {
     return index;
   }
 
+  /** Entries held: one per `index.interval.bytes` of log appended to the segment. */
   entryCount(): number {
     return this.count;
   }
 
+  /** Whether `maxIndexBytes` is reached: the segment must roll before its next append. */
   isFull(): boolean {
     return this.file.isFull();
   }
@@ -149,18 +158,25 @@ export class OffsetIndex {
     this.file.truncateEntries(keep);
   }
 
+  /**
+   * Shrinks a preallocated file to its entries, as Kafka does when a segment stops being active,
+   * so the `.index` file's size says how many entries it has.
+   */
   trim(): void {
     this.file.trim();
   }
 
+  /** fdatasyncs the file (on roll and close; never on the append path, the index being rebuildable). */
   flush(): void {
     this.file.flush();
   }
 
+  /** Closes the file; a later append or truncation reopens it. */
   close(): void {
     this.file.close();
   }
 
+  /** Closes and removes the `.index` file (its segment is being deleted). */
   delete(): void {
     this.file.delete();
   }

@@ -19,6 +19,12 @@ export class TimeIndex {
     private readonly file: IndexFile,
   ) {}
 
+  /**
+   * Starts an empty time index for the segment at `baseOffset`, truncating any file at `path`:
+   * room for `maxIndexBytes / 12` entries, allocated at once when `preallocate` is set.
+   *
+   * @throws FileSystemError when the file cannot be created or sized.
+   */
   static create(
     fileSystem: FileSystem,
     path: string,
@@ -61,10 +67,12 @@ export class TimeIndex {
     return index;
   }
 
+  /** How many (timestamp, offset) pairs the index holds. */
   entryCount(): number {
     return this.timestamps.length;
   }
 
+  /** Whether the file has no room for another entry, which forces the segment to roll. */
   isFull(): boolean {
     return this.file.isFull();
   }
@@ -75,6 +83,7 @@ export class TimeIndex {
     return count === 0 ? -1 : this.baseOffset + (this.relativeOffsets[count - 1] as number);
   }
 
+  /** The newest timestamp indexed, in ms, or -1 when the index is empty. */
   lastTimestamp(): number {
     return this.timestamps.length === 0 ? -1 : (this.timestamps[this.timestamps.length - 1] as number);
   }
@@ -115,18 +124,22 @@ export class TimeIndex {
     this.file.truncateEntries(keep);
   }
 
+  /** Cuts a preallocated `.timeindex` down to its live entries (when the segment rolls or closes). */
   trim(): void {
     this.file.trim();
   }
 
+  /** Makes the written entries durable (fdatasync); called on roll and close only. */
   flush(): void {
     this.file.flush();
   }
 
+  /** Releases the file handle; writing again reopens the file. */
   close(): void {
     this.file.close();
   }
 
+  /** Closes and unlinks the `.timeindex` file, along with its deleted segment. */
   delete(): void {
     this.file.delete();
   }

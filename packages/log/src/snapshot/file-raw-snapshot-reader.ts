@@ -9,15 +9,22 @@ export class FileRawSnapshotReader implements RawSnapshotReader {
     private readonly fileRecords: FileRecords,
   ) {}
 
+  /**
+   * Opens `<directory>/<offset>-<epoch>.checkpoint` read-only.
+   *
+   * @throws FileSystemError (`ENOENT` when the snapshot file does not exist).
+   */
   static open(fileSystem: FileSystem, directory: string, snapshotId: OffsetAndEpoch): FileRawSnapshotReader {
     const records = FileRecords.open(snapshotFilePath(directory, snapshotId), { mutable: false, fileSystem });
     return new FileRawSnapshotReader(snapshotId, records);
   }
 
+  /** The snapshot file's size in bytes. */
   sizeInBytes(): number {
     return this.fileRecords.sizeInBytes();
   }
 
+  /** The whole snapshot file as records; the same object on every call, closed by `close()`. */
   records(): FileRecords {
     return this.fileRecords;
   }
@@ -27,6 +34,7 @@ export class FileRawSnapshotReader implements RawSnapshotReader {
     return this.fileRecords.slice(position, size);
   }
 
+  /** Closes the file; slices and records taken from it stop working. */
   close(): void {
     this.fileRecords.close();
   }

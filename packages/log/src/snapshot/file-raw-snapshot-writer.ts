@@ -26,6 +26,24 @@ export class FileRawSnapshotWriter implements RawSnapshotWriter {
     this.handle.truncate(0);
   }
 
+  /**
+   * Starts a snapshot `snapshotId` in `directory`: opens (truncating) the partial file
+   * `<offset>-<epoch>-<unique>.checkpoint.part`. `unique` keeps two writers of the same id apart
+   * (a fetched and a locally generated snapshot); `onFrozen` runs once `freeze()` made it durable,
+   * which is how the log learns of the new snapshot.
+   *
+   * @throws FileSystemError when the partial file cannot be created.
+   *
+   * @example
+   * ```ts
+   * const writer = FileRawSnapshotWriter.create(fileSystem, directory, { offset: 100, epoch: 3 }, '0');
+   * writer.append(headerBatch);
+   * writer.append(dataBatches);
+   * writer.append(footerBatch);
+   * writer.freeze(); // now 00000000000000000100-0000000003.checkpoint
+   * writer.close();
+   * ```
+   */
   static create(
     fileSystem: FileSystem,
     directory: string,
@@ -42,10 +60,17 @@ export class FileRawSnapshotWriter implements RawSnapshotWriter {
     );
   }
 
+  /** Bytes written so far. */
   sizeInBytes(): number {
     return this.size;
   }
 
+  /**
+   * Appends the bytes of `records` at the end of the partial file (page cache; durable on `freeze()`).
+   *
+   * @throws IllegalStateError after `freeze()` or `close()`.
+   * @throws FileSystemError when the write fails.
+   */
   append(records: MemoryRecords): void {
     this.appendUnaligned(records.buffer());
   }
@@ -56,6 +81,7 @@ export class FileRawSnapshotWriter implements RawSnapshotWriter {
     this.size += bytes.length;
   }
 
+  /** Whether `freeze()` completed: the snapshot is durable under its final name. */
   isFrozen(): boolean {
     return this.frozen;
   }

@@ -23,10 +23,15 @@ export function snapshotBaseName(snapshotId: OffsetAndEpoch): string {
   return `${String(snapshotId.offset).padStart(20, '0')}-${String(snapshotId.epoch).padStart(10, '0')}`;
 }
 
+/**
+ * The file name of a frozen snapshot, `<offset %020d>-<epoch %010d>.checkpoint`, as Kafka's
+ * `Snapshots.filenameFromSnapshotId` writes it; e.g. `00000000000000000100-0000000003.checkpoint`.
+ */
 export function snapshotFileName(snapshotId: OffsetAndEpoch): string {
   return `${snapshotBaseName(snapshotId)}${SNAPSHOT_SUFFIX}`;
 }
 
+/** {@link snapshotFileName} inside `directory` (the partition directory). */
 export function snapshotFilePath(directory: string, snapshotId: OffsetAndEpoch): string {
   return joinPath(directory, snapshotFileName(snapshotId));
 }

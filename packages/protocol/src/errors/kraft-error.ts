@@ -15,6 +15,12 @@ export class KRaftError extends Error {
     this.name = new.target.name;
   }
 
+  /**
+   * Whether `value` is any kraft error, by the `Symbol.for('kraft.error')` marker rather than
+   * `instanceof`, so it holds across two loaded copies of a package. Narrow further by `code` (or
+   * by a subclass's own guard, such as `ProtocolError.isProtocolError`): called on a subclass,
+   * this still matches every kraft error.
+   */
   static isInstance(value: unknown): value is KRaftError {
     return typeof value === 'object' && value !== null && KRAFT_ERROR_MARKER in value;
   }

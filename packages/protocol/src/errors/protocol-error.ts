@@ -32,6 +32,7 @@ export class ProtocolError extends KRaftError {
     return this;
   }
 
+  /** Whether `value` is a ProtocolError, by its `PROTOCOL_ERROR` code (works across package copies). */
   static isProtocolError(value: unknown): value is ProtocolError {
     return KRaftError.isInstance(value) && value.code === 'PROTOCOL_ERROR';
   }

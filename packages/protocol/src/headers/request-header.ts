@@ -18,4 +18,5 @@ export const RequestHeader = defineMessage({
   },
 });
 
+/** A request header (Kafka's `RequestHeaderData`): api key, api version, correlation id, client id. */
 export type RequestHeaderData = MessageData<typeof RequestHeader>;

@@ -11,4 +11,5 @@ export const ResponseHeader = defineMessage({
   },
 });
 
+/** A response header (Kafka's `ResponseHeaderData`): the correlation id of the request it answers. */
 export type ResponseHeaderData = MessageData<typeof ResponseHeader>;

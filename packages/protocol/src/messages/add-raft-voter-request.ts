@@ -18,4 +18,9 @@ export const AddRaftVoterRequest = defineMessage({
   },
 });
 
+/**
+ * An AddRaftVoter request's body (Kafka's `AddRaftVoterRequestData`): the observer to promote
+ * (id, directory id, listeners), a timeout in ms and, from v1, whether to answer only once the
+ * new voter set is committed.
+ */
 export type AddRaftVoterRequestData = MessageData<typeof AddRaftVoterRequest>;

@@ -15,4 +15,8 @@ export const ApiVersionsRequest = defineMessage({
   },
 });
 
+/**
+ * An ApiVersions request's body (Kafka's `ApiVersionsRequestData`): from v3 the client's
+ * software name and version, from v5 its cluster id and node id.
+ */
 export type ApiVersionsRequestData = MessageData<typeof ApiVersionsRequest>;

@@ -58,4 +58,8 @@ export const ApiVersionsResponse = defineMessage({
   },
 });
 
+/**
+ * An ApiVersions response's body (Kafka's `ApiVersionsResponseData`): the version range the
+ * server supports for each api key, and from v3 its supported and finalized features.
+ */
 export type ApiVersionsResponseData = MessageData<typeof ApiVersionsResponse>;

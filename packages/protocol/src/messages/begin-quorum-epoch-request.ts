@@ -31,4 +31,9 @@ export const BeginQuorumEpochRequest = defineMessage({
   },
 });
 
+/**
+ * A BeginQuorumEpoch request's body (Kafka's `BeginQuorumEpochRequestData`): a new leader's id
+ * and epoch, sent to every voter once it won the election; v1 adds the receiving voter's
+ * key and the leader's endpoints.
+ */
 export type BeginQuorumEpochRequestData = MessageData<typeof BeginQuorumEpochRequest>;

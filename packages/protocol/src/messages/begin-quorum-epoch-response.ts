@@ -14,6 +14,10 @@ const TopicData = struct('TopicData', {
   partitions: field.array(PartitionData, { versions: '0+' }),
 });
 
+/**
+ * BeginQuorumEpoch's response (api key 53): v0 is not flexible; v1 is, and adds the tagged
+ * `nodeEndpoints` so a voter can tell the sender about a newer leader.
+ */
 export const BeginQuorumEpochResponse = defineMessage({
   name: 'BeginQuorumEpochResponse',
   apiKey: 53,
@@ -26,4 +30,9 @@ export const BeginQuorumEpochResponse = defineMessage({
   },
 });
 
+/**
+ * A BeginQuorumEpoch response's body (Kafka's `BeginQuorumEpochResponseData`): top-level and
+ * per-partition error codes with the leader id and epoch the voter knows; v1 adds the tagged
+ * `nodeEndpoints`.
+ */
 export type BeginQuorumEpochResponseData = MessageData<typeof BeginQuorumEpochResponse>;

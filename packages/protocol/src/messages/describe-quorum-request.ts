@@ -21,4 +21,8 @@ export const DescribeQuorumRequest = defineMessage({
   },
 });
 
+/**
+ * A DescribeQuorum request's body (Kafka's `DescribeQuorumRequestData`): the topic partitions
+ * (in KRaft, `__cluster_metadata-0`) to describe.
+ */
 export type DescribeQuorumRequestData = MessageData<typeof DescribeQuorumRequest>;

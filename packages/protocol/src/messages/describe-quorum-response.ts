@@ -31,6 +31,10 @@ const Node = struct('Node', {
   listeners: field.array(listenerEndpointStruct('Listener', '2+'), { versions: '2+' }),
 });
 
+/**
+ * DescribeQuorum's response (api key 55, versions 0-2): what `kafka-metadata-quorum describe`
+ * prints.
+ */
 export const DescribeQuorumResponse = defineMessage({
   name: 'DescribeQuorumResponse',
   apiKey: 55,
@@ -44,4 +48,9 @@ export const DescribeQuorumResponse = defineMessage({
   },
 });
 
+/**
+ * A DescribeQuorum response's body (Kafka's `DescribeQuorumResponseData`): per partition the
+ * leader, epoch, high watermark and each voter's and observer's log end offset and fetch times;
+ * v2 adds directory ids and the nodes' listeners.
+ */
 export type DescribeQuorumResponseData = MessageData<typeof DescribeQuorumResponse>;

@@ -36,4 +36,8 @@ export const EndQuorumEpochRequest = defineMessage({
   },
 });
 
+/**
+ * An EndQuorumEpoch request's body (Kafka's `EndQuorumEpochRequestData`): a resigning leader's id
+ * and epoch and the voters it prefers as successors, most caught up first.
+ */
 export type EndQuorumEpochRequestData = MessageData<typeof EndQuorumEpochRequest>;

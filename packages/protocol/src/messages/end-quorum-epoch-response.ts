@@ -14,6 +14,10 @@ const TopicData = struct('TopicData', {
   partitions: field.array(PartitionData, { versions: '0+' }),
 });
 
+/**
+ * EndQuorumEpoch's response (api key 54): v0 is not flexible; v1 is, and adds the tagged
+ * `nodeEndpoints`.
+ */
 export const EndQuorumEpochResponse = defineMessage({
   name: 'EndQuorumEpochResponse',
   apiKey: 54,
@@ -26,4 +30,8 @@ export const EndQuorumEpochResponse = defineMessage({
   },
 });
 
+/**
+ * An EndQuorumEpoch response's body (Kafka's `EndQuorumEpochResponseData`): error codes and the
+ * leader id and epoch the voter knows; v1 adds the tagged `nodeEndpoints`.
+ */
 export type EndQuorumEpochResponseData = MessageData<typeof EndQuorumEpochResponse>;

@@ -67,6 +67,15 @@ export const FetchRequest = defineMessage({
   },
 });
 
+/**
+ * A Fetch request's body (Kafka's `FetchRequestData`): the follower's wait and size bounds and,
+ * per partition, its fetch offset and last fetched epoch, which the leader checks for divergence.
+ */
 export type FetchRequestData = MessageData<typeof FetchRequest>;
+/** One topic of a Fetch request (Kafka's `FetchTopic`): by name below v13, by topic id from v13. */
 export type FetchRequestTopic = FetchRequestData['topics'][number];
+/**
+ * One partition of a Fetch request (Kafka's `FetchPartition`): `fetchOffset`, `lastFetchedEpoch`
+ * (v12+, what KRaft's divergence check uses) and `partitionMaxBytes`.
+ */
 export type FetchRequestPartition = FetchRequestTopic['partitions'][number];

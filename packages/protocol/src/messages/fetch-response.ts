@@ -53,6 +53,11 @@ const NodeEndpoint = struct('NodeEndpoint', {
   rack: field.string({ versions: '16+', nullableVersions: '16+', default: null }),
 });
 
+/**
+ * Fetch's response (api key 1), versions 4-18, flexible from 12 (where KRaft's tagged
+ * `divergingEpoch`, `currentLeader` and `snapshotId` live). Its `records` are a zero-copy view of
+ * the response on read; `writeChunks` sends large ones as their own chunks, uncopied.
+ */
 export const FetchResponse = defineMessage({
   name: 'FetchResponse',
   apiKey: 1,
@@ -67,6 +72,16 @@ export const FetchResponse = defineMessage({
   },
 });
 
+/**
+ * A Fetch response's body (Kafka's `FetchResponseData`): per partition the high watermark, the
+ * records, or the diverging epoch / snapshot id the follower must act on; v16 adds the leader's
+ * tagged `nodeEndpoints`.
+ */
 export type FetchResponseData = MessageData<typeof FetchResponse>;
+/** One topic of a Fetch response (Kafka's `FetchableTopicResponse`): by name below v13, by id from v13. */
 export type FetchResponseTopic = FetchResponseData['responses'][number];
+/**
+ * One partition of a Fetch response (Kafka's `PartitionData`): error code, high watermark,
+ * records, and the tagged `divergingEpoch`, `currentLeader` and `snapshotId` (v12+).
+ */
 export type FetchResponsePartition = FetchResponseTopic['partitions'][number];

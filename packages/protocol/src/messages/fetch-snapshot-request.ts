@@ -39,4 +39,8 @@ export const FetchSnapshotRequest = defineMessage({
   },
 });
 
+/**
+ * A FetchSnapshot request's body (Kafka's `FetchSnapshotRequestData`): the snapshot id and the
+ * byte position to continue from, and the most bytes the follower takes.
+ */
 export type FetchSnapshotRequestData = MessageData<typeof FetchSnapshotRequest>;

@@ -28,6 +28,10 @@ const TopicSnapshot = struct('TopicSnapshot', {
   partitions: field.array(PartitionSnapshot, { versions: '0+' }),
 });
 
+/**
+ * FetchSnapshot's response (api key 59, versions 0-1): a chunk of a snapshot file, not aligned
+ * to batches; v1 adds the tagged `nodeEndpoints`.
+ */
 export const FetchSnapshotResponse = defineMessage({
   name: 'FetchSnapshotResponse',
   apiKey: 59,
@@ -41,4 +45,8 @@ export const FetchSnapshotResponse = defineMessage({
   },
 });
 
+/**
+ * A FetchSnapshot response's body (Kafka's `FetchSnapshotResponseData`): per partition the
+ * snapshot id, its total size, the position of this chunk and the chunk's raw bytes.
+ */
 export type FetchSnapshotResponseData = MessageData<typeof FetchSnapshotResponse>;

@@ -12,4 +12,8 @@ export const KRaftVersionRecord = defineMessage({
   },
 });
 
+/**
+ * A KRaftVersion control record's value (Kafka's `KRaftVersionRecord`): `kRaftVersion` 0 for a
+ * static quorum, 1 once voters are kept in the log.
+ */
 export type KRaftVersionRecordData = MessageData<typeof KRaftVersionRecord>;

@@ -22,4 +22,8 @@ export const LeaderChangeMessage = defineMessage({
   },
 });
 
+/**
+ * A LeaderChange control record's value (Kafka's `LeaderChangeMessage`): the new leader, the
+ * voters at election time and those that granted their vote.
+ */
 export type LeaderChangeMessageData = MessageData<typeof LeaderChangeMessage>;

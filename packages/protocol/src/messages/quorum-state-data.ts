@@ -25,4 +25,8 @@ export const QuorumStateData = defineMessage({
   },
 });
 
+/**
+ * The election state a replica persists in `quorum-state` (Kafka's `QuorumStateData`): the
+ * current epoch, its leader (-1 when unknown) and the vote cast in it (-1 when none).
+ */
 export type QuorumStateFileData = MessageData<typeof QuorumStateData>;

@@ -4,7 +4,9 @@ import { QuorumStateData, type QuorumStateFileData } from './quorum-state-data.j
 
 const DATA_VERSION_KEY = 'data_version';
 
+/** A parsed `quorum-state` file ({@link readQuorumStateJson}): its fields and their version. */
 export interface QuorumStateFile {
+  /** The election state: leader id and epoch, voted id (and, at version 1, voted directory id). */
   readonly data: QuorumStateFileData;
   /** The QuorumStateData version, which is the `kraft.version` that wrote it. */
   readonly version: number;

@@ -14,4 +14,8 @@ export const RemoveRaftVoterRequest = defineMessage({
   },
 });
 
+/**
+ * A RemoveRaftVoter request's body (Kafka's `RemoveRaftVoterRequestData`): the voter to remove,
+ * by id and directory id.
+ */
 export type RemoveRaftVoterRequestData = MessageData<typeof RemoveRaftVoterRequest>;

@@ -1,6 +1,9 @@
 import { field } from '../schema/field.js';
 import { defineMessage, type MessageData } from '../schema/message-codec.js';
 
+/**
+ * RemoveRaftVoter's response (api key 81, version 0, KIP-853).
+ */
 export const RemoveRaftVoterResponse = defineMessage({
   name: 'RemoveRaftVoterResponse',
   apiKey: 81,
@@ -13,4 +16,8 @@ export const RemoveRaftVoterResponse = defineMessage({
   },
 });
 
+/**
+ * A RemoveRaftVoter response's body (Kafka's `RemoveRaftVoterResponseData`): an error code, with
+ * an optional message, and the throttle time in ms.
+ */
 export type RemoveRaftVoterResponseData = MessageData<typeof RemoveRaftVoterResponse>;

@@ -11,4 +11,8 @@ export const SnapshotFooterRecord = defineMessage({
   },
 });
 
+/**
+ * A SnapshotFooter control record's value (Kafka's `SnapshotFooterRecord`): only its version;
+ * its presence marks a complete snapshot.
+ */
 export type SnapshotFooterRecordData = MessageData<typeof SnapshotFooterRecord>;

@@ -12,4 +12,8 @@ export const SnapshotHeaderRecord = defineMessage({
   },
 });
 
+/**
+ * A SnapshotHeader control record's value (Kafka's `SnapshotHeaderRecord`): the version and the
+ * timestamp in ms of the last record the snapshot covers (what time-based retention reads).
+ */
 export type SnapshotHeaderRecordData = MessageData<typeof SnapshotHeaderRecord>;

@@ -18,4 +18,8 @@ export const UpdateRaftVoterRequest = defineMessage({
   },
 });
 
+/**
+ * An UpdateRaftVoter request's body (Kafka's `UpdateRaftVoterRequestData`): the voter's key, its
+ * listeners and the kraft.version range it supports.
+ */
 export type UpdateRaftVoterRequestData = MessageData<typeof UpdateRaftVoterRequest>;

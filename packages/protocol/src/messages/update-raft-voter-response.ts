@@ -8,6 +8,10 @@ const CurrentLeader = struct('CurrentLeader', {
   port: field.int32({ versions: '0+' }),
 });
 
+/**
+ * UpdateRaftVoter's response (api key 82, version 0): the tagged `currentLeader` names the
+ * leader and its endpoint, so a voter that asked the wrong node knows where to ask again.
+ */
 export const UpdateRaftVoterResponse = defineMessage({
   name: 'UpdateRaftVoterResponse',
   apiKey: 82,
@@ -20,4 +24,8 @@ export const UpdateRaftVoterResponse = defineMessage({
   },
 });
 
+/**
+ * An UpdateRaftVoter response's body (Kafka's `UpdateRaftVoterResponseData`): an error code and,
+ * tagged, the current leader with its endpoint.
+ */
 export type UpdateRaftVoterResponseData = MessageData<typeof UpdateRaftVoterResponse>;

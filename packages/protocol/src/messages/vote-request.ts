@@ -30,5 +30,13 @@ export const VoteRequest = defineMessage({
   },
 });
 
+/**
+ * A Vote request's body (Kafka's `VoteRequestData`): the candidate's id and epoch and, per
+ * partition, its last offset and epoch, by which voters judge whether its log is up to date.
+ */
 export type VoteRequestData = MessageData<typeof VoteRequest>;
+/**
+ * One partition of a Vote request (Kafka's `PartitionData`): the candidate's epoch and id, its
+ * last offset and epoch, the voter keys (v1+) and whether this is a PreVote (v2+).
+ */
 export type VoteRequestPartition = VoteRequestData['topics'][number]['partitions'][number];

@@ -15,6 +15,10 @@ const TopicData = struct('TopicData', {
   partitions: field.array(PartitionData, { versions: '0+' }),
 });
 
+/**
+ * Vote's response (api key 52, versions 0-2, all flexible): v1 adds the tagged `nodeEndpoints`
+ * of the leader the voter knows.
+ */
 export const VoteResponse = defineMessage({
   name: 'VoteResponse',
   apiKey: 52,
@@ -27,4 +31,8 @@ export const VoteResponse = defineMessage({
   },
 });
 
+/**
+ * A Vote response's body (Kafka's `VoteResponseData`): whether the vote was granted, with the
+ * leader id and epoch the voter knows; v1 adds the tagged `nodeEndpoints`.
+ */
 export type VoteResponseData = MessageData<typeof VoteResponse>;

@@ -30,5 +30,10 @@ export const VotersRecord = defineMessage({
   },
 });
 
+/**
+ * A Voters control record's value (Kafka's `VotersRecord`): every voter with its directory id,
+ * endpoints and supported kraft.version range.
+ */
 export type VotersRecordData = MessageData<typeof VotersRecord>;
+/** One voter of a Voters record: id, directory id, endpoints and its kraft.version range. */
 export type VotersRecordVoter = VotersRecordData['voters'][number];

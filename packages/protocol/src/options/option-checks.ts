@@ -31,8 +31,11 @@ export function checkOptionsObject(name: string, value: unknown): void {
     fail(name, 'an options object', value);
 }
 
+/** The inclusive range {@link checkInteger} accepts. */
 export interface IntegerBounds {
+  /** Smallest value allowed. */
   readonly minimum: number;
+  /** Largest value allowed; default `Number.MAX_SAFE_INTEGER`. */
   readonly maximum?: number;
 }
 
@@ -50,16 +53,31 @@ export function checkInteger(name: string, value: unknown, bounds: IntegerBounds
   return value;
 }
 
+/**
+ * `value` when it is `true` or `false`; a string such as `'true'` is refused (parse it first).
+ *
+ * @throws {@link InvalidConfigurationError} naming the option otherwise.
+ */
 export function checkBoolean(name: string, value: unknown): boolean {
   if (typeof value !== 'boolean') fail(name, 'true or false', value);
   return value;
 }
 
+/**
+ * `value` when it is a string of at least one character (a path, a name).
+ *
+ * @throws {@link InvalidConfigurationError} naming the option otherwise.
+ */
 export function checkNonEmptyString(name: string, value: unknown): string {
   if (typeof value !== 'string' || value === '') fail(name, 'a non-empty string', value);
   return value;
 }
 
+/**
+ * Checks that `value` is a function (a clock, a callback).
+ *
+ * @throws {@link InvalidConfigurationError} naming the option otherwise.
+ */
 export function checkFunction(name: string, value: unknown): void {
   if (typeof value !== 'function') fail(name, 'a function', value);
 }

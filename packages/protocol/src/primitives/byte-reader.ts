@@ -24,6 +24,7 @@ export class ByteReader {
     this.end = end;
   }
 
+  /** Bytes left between the cursor (`offset`) and the end of the window. */
   remaining(): number {
     return this.end - this.offset;
   }
@@ -36,6 +37,11 @@ export class ByteReader {
     }
   }
 
+  /**
+   * Reads Kafka's `int8` and advances 1 byte.
+   *
+   * @throws {@link ProtocolError} (truncated) when no byte remains.
+   */
   readInt8(): number {
     this.require(1);
     const value = this.buffer.readInt8(this.offset);
@@ -43,10 +49,16 @@ export class ByteReader {
     return value;
   }
 
+  /** Reads Kafka's `bool`: one byte, any non-zero value is true. Truncation as {@link ByteReader.readInt8}. */
   readBool(): boolean {
     return this.readInt8() !== 0;
   }
 
+  /**
+   * Reads Kafka's `int16` (big-endian, signed) and advances 2 bytes.
+   *
+   * @throws {@link ProtocolError} (truncated) when fewer than 2 bytes remain.
+   */
   readInt16(): number {
     this.require(2);
     const value = this.buffer.readInt16BE(this.offset);
@@ -54,6 +66,11 @@ export class ByteReader {
     return value;
   }
 
+  /**
+   * Reads Kafka's `uint16` (big-endian, 0..65535: ports in endpoints) and advances 2 bytes.
+   *
+   * @throws {@link ProtocolError} (truncated) when fewer than 2 bytes remain.
+   */
   readUint16(): number {
     this.require(2);
     const value = this.buffer.readUInt16BE(this.offset);
@@ -61,6 +78,11 @@ export class ByteReader {
     return value;
   }
 
+  /**
+   * Reads Kafka's `int32` (big-endian, signed) and advances 4 bytes.
+   *
+   * @throws {@link ProtocolError} (truncated) when fewer than 4 bytes remain.
+   */
   readInt32(): number {
     this.require(4);
     const value = this.buffer.readInt32BE(this.offset);
@@ -68,6 +90,11 @@ export class ByteReader {
     return value;
   }
 
+  /**
+   * Reads Kafka's `uint32` (big-endian, 0..2^32-1) and advances 4 bytes.
+   *
+   * @throws {@link ProtocolError} (truncated) when fewer than 4 bytes remain.
+   */
   readUint32(): number {
     this.require(4);
     const value = this.buffer.readUInt32BE(this.offset);
@@ -75,6 +102,12 @@ export class ByteReader {
     return value;
   }
 
+  /**
+   * Reads Kafka's `int64` (big-endian, signed) as a bigint, every value exact, and advances 8
+   * bytes; convert offsets with `toSafeNumber`.
+   *
+   * @throws {@link ProtocolError} (truncated) when fewer than 8 bytes remain.
+   */
   readInt64(): bigint {
     this.require(8);
     const value = this.buffer.readBigInt64BE(this.offset);
@@ -82,6 +115,11 @@ export class ByteReader {
     return value;
   }
 
+  /**
+   * Reads Kafka's `float64` (big-endian IEEE 754 double) and advances 8 bytes.
+   *
+   * @throws {@link ProtocolError} (truncated) when fewer than 8 bytes remain.
+   */
   readFloat64(): number {
     this.require(8);
     const value = this.buffer.readDoubleBE(this.offset);
@@ -89,6 +127,12 @@ export class ByteReader {
     return value;
   }
 
+  /**
+   * Reads Kafka's `uuid` (16 raw bytes, most significant first) and advances 16 bytes; the
+   * {@link Uuid} copies them, so it outlives the input buffer.
+   *
+   * @throws {@link ProtocolError} (truncated) when fewer than 16 bytes remain.
+   */
   readUuid(): Uuid {
     this.require(16);
     const value = Uuid.fromBytes(this.buffer.subarray(this.offset, this.offset + 16));
@@ -144,6 +188,11 @@ export class ByteReader {
     return slice;
   }
 
+  /**
+   * Advances past `size` bytes (an unknown tagged field's payload) without reading them.
+   *
+   * @throws {@link ProtocolError} for a negative size, or (truncated) when fewer than `size` remain.
+   */
   skip(size: number): void {
     this.readSlice(size);
   }

@@ -32,6 +32,12 @@ export class ByteWriter {
     this.buffer = grown;
   }
 
+  /**
+   * The bytes written so far, as a view of the internal buffer (not copied): it shares memory
+   * with the writer, so take it once writing is done.
+   *
+   * @throws {@link IllegalStateError} on a gathering writer, whose output is `toChunks()`.
+   */
   toBuffer(): Buffer {
     if (this.gathered !== undefined) throw new IllegalStateError('a gathering writer ends with toChunks()');
     return this.buffer.subarray(0, this.offset);
@@ -76,6 +82,7 @@ export class ByteWriter {
     return this;
   }
 
+  /** Writes Kafka's `int8`; a value outside -128..127 is Node's `RangeError`. */
   writeInt8(value: number): this {
     this.ensure(1);
     this.buffer.writeInt8(value, this.offset);
@@ -83,10 +90,12 @@ export class ByteWriter {
     return this;
   }
 
+  /** Writes Kafka's `bool`: one byte, 1 for true and 0 for false. */
   writeBool(value: boolean): this {
     return this.writeInt8(value ? 1 : 0);
   }
 
+  /** Writes Kafka's `int16`, big-endian; a value outside the int16 range is Node's `RangeError`. */
   writeInt16(value: number): this {
     this.ensure(2);
     this.buffer.writeInt16BE(value, this.offset);
@@ -94,6 +103,7 @@ export class ByteWriter {
     return this;
   }
 
+  /** Writes Kafka's `uint16` (a port), big-endian; outside 0..65535 is Node's `RangeError`. */
   writeUint16(value: number): this {
     this.ensure(2);
     this.buffer.writeUInt16BE(value, this.offset);
@@ -101,6 +111,7 @@ export class ByteWriter {
     return this;
   }
 
+  /** Writes Kafka's `int32`, big-endian; a value outside the int32 range is Node's `RangeError`. */
   writeInt32(value: number): this {
     this.ensure(4);
     this.buffer.writeInt32BE(value, this.offset);
@@ -108,6 +119,7 @@ export class ByteWriter {
     return this;
   }
 
+  /** Writes Kafka's `uint32`, big-endian; outside 0..2^32-1 is Node's `RangeError`. */
   writeUint32(value: number): this {
     this.ensure(4);
     this.buffer.writeUInt32BE(value, this.offset);
@@ -115,6 +127,7 @@ export class ByteWriter {
     return this;
   }
 
+  /** Writes Kafka's `int64` from a bigint, big-endian; outside the int64 range is Node's `RangeError`. */
   writeInt64(value: bigint): this {
     this.ensure(8);
     this.buffer.writeBigInt64BE(value, this.offset);
@@ -122,6 +135,7 @@ export class ByteWriter {
     return this;
   }
 
+  /** Writes Kafka's `float64`: the IEEE 754 double, big-endian (NaN and infinities included). */
   writeFloat64(value: number): this {
     this.ensure(8);
     this.buffer.writeDoubleBE(value, this.offset);
@@ -129,11 +143,20 @@ export class ByteWriter {
     return this;
   }
 
+  /** Writes Kafka's `uuid`: its 16 bytes as they are. */
   writeUuid(value: Uuid): this {
     return this.writeRaw(value.bytes);
   }
 
+  /**
+   * Writes Kafka's `unsigned varint` (LEB128, 1 to 5 bytes).
+   *
+   * @throws {@link IllegalStateError} when `value` is not an integer in 0..2^32-1: a larger one
+   *   would need more than the 5 bytes Kafka's readers accept (and than the space reserved here).
+   */
   writeUnsignedVarint(value: number): this {
+    // `>>> 0` maps every integer in 0..2^32-1 to itself and anything else elsewhere: one check.
+    if (value >>> 0 !== value) throw new IllegalStateError(`unsigned varint out of range: ${value}`);
     this.ensure(5);
     let remaining = value;
     while (remaining >= 0x80) {
@@ -165,6 +188,7 @@ export class ByteWriter {
     return this;
   }
 
+  /** Copies `bytes` as they are, with no length prefix (always a copy, even when gathering). */
   writeRaw(bytes: Uint8Array): this {
     this.ensure(bytes.length);
     this.buffer.set(bytes, this.offset);
@@ -192,11 +216,19 @@ export class ByteWriter {
     return this;
   }
 
+  /**
+   * Writes Kafka's classic `bytes`/nullable bytes: int32 length (-1 for null) then the bytes,
+   * gathered by reference when they are large enough (see `gatherLargeBytes`).
+   */
   writeNullableBytes(value: Uint8Array | null): this {
     if (value === null) return this.writeInt32(-1);
     return this.writeInt32(value.length).writeBytesView(value);
   }
 
+  /**
+   * Writes Kafka's `compact bytes`/compact nullable bytes (flexible versions): unsigned varint
+   * length + 1 (0 for null) then the bytes, gathered by reference when large enough.
+   */
   writeCompactNullableBytes(value: Uint8Array | null): this {
     if (value === null) return this.writeUnsignedVarint(0);
     return this.writeUnsignedVarint(value.length + 1).writeBytesView(value);
@@ -239,6 +271,10 @@ export class ByteWriter {
     this.buffer.writeInt32BE(value, position);
   }
 
+  /**
+   * Writes an array's element count: classic int32 (-1 for null) or, when `compact` (flexible
+   * versions), unsigned varint count + 1 (0 for null). The elements follow.
+   */
   writeArrayLength(compact: boolean, count: number | null): this {
     if (compact) return this.writeUnsignedVarint(count === null ? 0 : count + 1);
     return this.writeInt32(count === null ? -1 : count);

@@ -29,6 +29,10 @@ export class Uuid {
     return new Uuid(Buffer.from(bytes));
   }
 
+  /**
+   * The Uuid of Kafka's `new Uuid(mostSignificantBits, leastSignificantBits)`: each half is taken
+   * as a signed 64-bit value (wrapped with `BigInt.asIntN`), written big-endian.
+   */
   static fromLongs(mostSignificantBits: bigint, leastSignificantBits: bigint): Uuid {
     const bytes = Buffer.alloc(UUID_SIZE_BYTES);
     bytes.writeBigInt64BE(BigInt.asIntN(64, mostSignificantBits), 0);
@@ -87,15 +91,18 @@ export class Uuid {
     return this.bytes.readBigInt64BE(8);
   }
 
+  /** Whether `other` holds the same 16 bytes; false for null and undefined. */
   equals(other: Uuid | null | undefined): boolean {
     return other !== null && other !== undefined && this.bytes.equals(other.bytes);
   }
 
+  /** Kafka's text form: 22 characters of unpadded base64url (`AAAAAAAAAAAAAAAAAAAAAQ` for ONE). */
   toString(): string {
     this.text ??= this.bytes.toString('base64url');
     return this.text;
   }
 
+  /** The text form, so `JSON.stringify` writes a Uuid as Kafka's JSON files do (`quorum-state`). */
   toJSON(): string {
     return this.toString();
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { IllegalStateError } from '../errors/illegal-state-error.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import { ByteReader } from './byte-reader.js';
 import { ByteWriter } from './byte-writer.js';
@@ -32,6 +33,14 @@ describe('varints', () => {
   ])('unsigned varint %d encodes as %s and back', (value, hex) => {
     expect(new ByteWriter().writeUnsignedVarint(value).toBuffer().toString('hex')).toBe(hex);
     expect(new ByteReader(Buffer.from(hex, 'hex')).readUnsignedVarint()).toBe(value);
+  });
+
+  it('writes 2^32-1 in five bytes and refuses what five bytes cannot hold', () => {
+    expect(new ByteWriter().writeUnsignedVarint(0xffffffff).toBuffer().toString('hex')).toBe('ffffffff0f');
+    for (const value of [2 ** 32, -1, 1.5, Number.NaN, 2 ** 40]) {
+      expect(() => new ByteWriter().writeUnsignedVarint(value)).toThrow(IllegalStateError);
+    }
+    expect(() => new ByteWriter().writeVarint(2 ** 31)).toThrow(IllegalStateError);
   });
 
   it('varlong 1700000000000 encodes as 80a0abfef962', () => {

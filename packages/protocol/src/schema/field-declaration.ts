@@ -94,6 +94,10 @@ export interface FieldDeclaration<T> {
 // biome-ignore lint/suspicious/noExplicitAny: the phantom value type must accept every field declaration
 export type AnyFieldDeclaration = FieldDeclaration<any>;
 
+/**
+ * A message's or struct's fields by name, in wire order: the object literal given to
+ * `defineMessage` and `struct`, whose value types the decoded data type is inferred from.
+ */
 export type FieldMap = { readonly [name: string]: AnyFieldDeclaration };
 
 /** A named struct: the message body itself, an array element, or a nested struct field. */

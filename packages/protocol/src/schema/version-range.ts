@@ -10,6 +10,12 @@ export class VersionRange {
     readonly highest: number,
   ) {}
 
+  /**
+   * Parses Kafka's schema notation: `none`, `N+` (N and every later version), `N-M`, or `N`.
+   *
+   * @throws {@link IllegalStateError} for any other text or a range whose low end is above its
+   * high end: version ranges come from schema declarations, so a bad one is a programming error.
+   */
   static parse(text: string): VersionRange {
     if (text === 'none') return VersionRange.NONE;
     const open = /^(\d+)\+$/.exec(text);
@@ -26,10 +32,12 @@ export class VersionRange {
     return new VersionRange(lowest, highest);
   }
 
+  /** Whether no version is in the range (`none`, as `flexibleVersions` of a never-flexible message). */
   isEmpty(): boolean {
     return this.lowest > this.highest;
   }
 
+  /** Whether `version` lies between `lowest` and `highest`, both included. */
   contains(version: number): boolean {
     return version >= this.lowest && version <= this.highest;
   }
@@ -39,6 +47,7 @@ export class VersionRange {
     return Math.max(this.lowest, other.lowest) <= Math.min(this.highest, other.highest);
   }
 
+  /** The range in the notation `parse` reads: `none`, `N+`, `N-M` or `N`. */
   toString(): string {
     if (this.isEmpty()) return 'none';
     if (this.highest === 0x7fff) return `${this.lowest}+`;

@@ -9,6 +9,11 @@ export type ReferenceSchemaCheck =
   | { readonly kind: 'skip'; readonly notice: string }
   | { readonly kind: 'fail'; readonly reason: string };
 
+/**
+ * Decides whether a test run compares our declarations with Kafka's JSON schemas in `directory`:
+ * `run` when the folder exists; otherwise `fail` under CI (`CI` set and not `false`/`0`) and
+ * `skip` with a one-line notice elsewhere. `environment` is usually `process.env`.
+ */
 export function referenceSchemaCheck(
   directory: string,
   directoryExists: boolean,

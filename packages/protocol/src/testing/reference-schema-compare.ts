@@ -121,6 +121,7 @@ function compareFields(
   return problems;
 }
 
+/** How `compareWithReferenceSchema` compares a codec with a Kafka JSON schema. */
 export interface ReferenceComparisonOptions {
   /** Skip the validVersions check (RequestHeader v0 is declared for a version newer schemas dropped). */
   readonly ignoreValidVersions?: boolean;

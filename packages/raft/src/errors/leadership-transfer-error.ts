@@ -9,7 +9,7 @@ import { KRaftError } from '@kraft/protocol';
  */
 export type LeadershipTransferFailure = 'not-a-voter' | 'in-progress' | 'another-leader-elected';
 
-/** A leadership transfer that was refused or failed; `reason` says why (LeadershipTransferFailure). */
+/** A leadership transfer refused at the call or failed later; `reason` says which way. */
 export class LeadershipTransferError extends KRaftError {
   readonly reason: LeadershipTransferFailure;
   readonly targetId: number;

@@ -65,19 +65,27 @@ async function committedLoneLeader() {
 }
 
 describe('RaftDriver operations', () => {
-  it('polls an append at once, without waiting for the deadline the loop sleeps to', async () => {
-    const { driver, client, log, stopped } = await committedLoneLeader();
-    const startMs = Date.now();
-    // Asleep: with nothing to do, the loop's next poll is up to maxSleepMs away.
-    expect(client.poll(startMs)).toBeGreaterThan(startMs);
-    const endOffset = log.endOffset();
-    const lastOffset = driver.scheduleAppend(driver.state().epoch, [Buffer.from('x')]);
-    await runDueWork();
-    expect(Date.now()).toBe(startMs);
-    expect(log.endOffset()).toBe(endOffset + 1);
-    expect(client.highWatermark()).toBe(lastOffset + 1);
-    await stop(driver, stopped);
-  });
+  it.each(['the driver', 'the client (RaftClient API)'])(
+    'polls an append made through %s at once, without waiting for the loop deadline',
+    async (through) => {
+      const { driver, client, log, stopped } = await committedLoneLeader();
+      const startMs = Date.now();
+      // Asleep: with nothing to do, the loop's next poll is up to maxSleepMs away.
+      expect(client.poll(startMs)).toBeGreaterThan(startMs);
+      const endOffset = log.endOffset();
+      const epoch = client.leaderAndEpoch().epoch;
+      const records = [Buffer.from('x')];
+      const lastOffset =
+        through === 'the driver'
+          ? driver.scheduleAppend(epoch, records)
+          : client.scheduleAppend(epoch, records);
+      await runDueWork();
+      expect(Date.now()).toBe(startMs);
+      expect(log.endOffset()).toBe(endOffset + 1);
+      expect(client.highWatermark()).toBe(lastOffset + 1);
+      await stop(driver, stopped);
+    },
+  );
 
   it('resolves a read barrier with the high watermark of a lone voter', async () => {
     const { driver, client, stopped } = await committedLoneLeader();

@@ -52,6 +52,11 @@ export interface DrivenRaftClient {
   readIndex(nowMs: number, timeoutMs: number): number;
   /** Starts a leadership transfer; its outcome comes back in `ready().completions` under the id. */
   transferLeadership(targetId: number, nowMs: number, timeoutMs: number): number;
+  /**
+   * Where the client signals that an application call gave `poll` work (an append straight on the
+   * client, a listener change): the driver wakes at once instead of sleeping to its deadline.
+   */
+  setWakeupListener?(listener: (() => void) | undefined): void;
   /** The core's own view (state name, voted id, commit latency of all appends), when it has one. */
   observableState?(): RaftClientObservableState;
 }
@@ -122,8 +127,9 @@ export interface RaftDriverOptions {
   readonly leadershipTransferTimeoutMs?: number;
 }
 
-/** Defaults of the operation bounds (see RaftDriverOptions). */
+/** Default bound of `readIndex()` (see RaftDriverOptions.readIndexTimeoutMs). */
 export const DEFAULT_READ_INDEX_TIMEOUT_MS = 2000;
+/** Default bound of `transferLeadership()` (see RaftDriverOptions.leadershipTransferTimeoutMs). */
 export const DEFAULT_LEADERSHIP_TRANSFER_TIMEOUT_MS = 5000;
 
 const DRIVEN_CLIENT_METHODS = [
@@ -241,6 +247,7 @@ export class RaftDriver {
   start(): Promise<void> {
     if (this.loop !== undefined) return this.loop;
     this.running = true;
+    this.client.setWakeupListener?.(() => this.wake());
     this.loop = this.runLoop();
     return this.loop;
   }
@@ -392,6 +399,7 @@ export class RaftDriver {
         : new RaftDriverError('raft driver failed', { cause: error });
     } finally {
       this.running = false;
+      this.client.setWakeupListener?.(undefined);
       this.inbound = [];
       this.rejectPendingOperations();
     }

@@ -34,6 +34,10 @@ export function initializeZstd(): Promise<void> {
   return initializing;
 }
 
+/**
+ * Whether {@link initializeZstd} has finished, so zstd batches can be built synchronously.
+ * Decoding zstd never needs it.
+ */
 export function isZstdEncoderReady(): boolean {
   return encoderReady;
 }

@@ -10,6 +10,10 @@ export class CompressionError extends KRaftError {
     super('COMPRESSION_ERROR', message, options);
   }
 
+  /**
+   * Whether `value` is a CompressionError, by its `code` rather than `instanceof`, so the test holds
+   * when two copies of this package are loaded.
+   */
   static isCompressionError(value: unknown): value is CompressionError {
     return KRaftError.isInstance(value) && value.code === 'COMPRESSION_ERROR';
   }

@@ -21,6 +21,10 @@ export class CorruptRecordError extends KRaftError {
     this.position = position;
   }
 
+  /**
+   * Whether `value` is a CorruptRecordError, by its `code` rather than `instanceof`, so the test holds
+   * when two copies of this package are loaded.
+   */
   static isCorruptRecordError(value: unknown): value is CorruptRecordError {
     return KRaftError.isInstance(value) && value.code === 'CORRUPT_RECORD';
   }

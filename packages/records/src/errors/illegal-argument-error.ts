@@ -10,6 +10,10 @@ export class IllegalArgumentError extends KRaftError {
     super('ILLEGAL_ARGUMENT', message);
   }
 
+  /**
+   * Whether `value` is a IllegalArgumentError, by its `code` rather than `instanceof`, so the test holds
+   * when two copies of this package are loaded.
+   */
   static isIllegalArgumentError(value: unknown): value is IllegalArgumentError {
     return KRaftError.isInstance(value) && value.code === 'ILLEGAL_ARGUMENT';
   }

@@ -15,6 +15,10 @@ export class RecordBatchTooLargeError extends KRaftError {
     this.limitBytes = limitBytes;
   }
 
+  /**
+   * Whether `value` is a RecordBatchTooLargeError, by its `code` rather than `instanceof`, so the test holds
+   * when two copies of this package are loaded.
+   */
   static isRecordBatchTooLargeError(value: unknown): value is RecordBatchTooLargeError {
     return KRaftError.isInstance(value) && value.code === 'RECORD_BATCH_TOO_LARGE';
   }

@@ -19,6 +19,10 @@ export class UnknownControlTypeError extends KRaftError {
     this.position = position;
   }
 
+  /**
+   * Whether `value` is a UnknownControlTypeError, by its `code` rather than `instanceof`, so the test holds
+   * when two copies of this package are loaded.
+   */
   static isUnknownControlTypeError(value: unknown): value is UnknownControlTypeError {
     return KRaftError.isInstance(value) && value.code === 'UNKNOWN_CONTROL_TYPE';
   }

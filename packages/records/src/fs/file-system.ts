@@ -8,9 +8,16 @@
 export interface FileSystem {
   /** Opens a file; `create` makes it if absent, `readOnly` refuses writes. */
   open(path: string, options?: OpenOptions): FileHandle;
+  /** Whether a file or directory exists at `path`; never throws. */
   exists(path: string): boolean;
   /** Names (not paths) in `directory`, sorted. */
   list(directory: string): string[];
+  /**
+   * Creates `directory` and any missing parents (`mkdir -p`); an existing directory is not an
+   * error. Not durable until the parent's `syncDirectory`.
+   *
+   * @throws {@link FileSystemError} with the POSIX code when creation fails.
+   */
   mkdir(directory: string): void;
   /** Atomically replaces `to` with `from` (POSIX rename). */
   rename(from: string, to: string): void;
@@ -40,23 +47,33 @@ export interface FileLock {
   release(): void;
 }
 
+/** How {@link FileSystem.open} opens a file; both default to false. */
 export interface OpenOptions {
+  /** Create the file (empty) when it does not exist; otherwise, or with `readOnly`, a missing file is `ENOENT`. */
   create?: boolean;
+  /** Open for reading only: writes, truncation and sync fail. */
   readOnly?: boolean;
 }
 
+/**
+ * An open file, read and written at explicit positions (pread/pwrite: there is no file cursor).
+ * Every method throws {@link FileSystemError} with the POSIX code when the IO fails.
+ */
 export interface FileHandle {
   readonly path: string;
   /** Reads up to `length` bytes at `position` into `target[targetOffset..]`; returns the count. */
   read(target: Uint8Array, targetOffset: number, length: number, position: number): number;
   /** Writes all of `source` at `position`. */
   write(source: Uint8Array, position: number): void;
+  /** The file's current size in bytes, unflushed writes included. */
   size(): number;
+  /** Sets the size to `size` bytes: shrinking drops the tail, growing zero-fills. Not durable until `sync()`. */
   truncate(size: number): void;
   /** fdatasync. */
   sync(): void;
   /** fdatasync without blocking the event loop. */
   syncAsync(): Promise<void>;
+  /** Releases the descriptor; a second call does nothing. Does not sync. */
   close(): void;
 }
 

@@ -4,12 +4,22 @@ import type { FileHandle, FileLock, FileSystem, OpenOptions } from './file-syste
 /** What a simulated power loss does to bytes written since a file's last sync. */
 export type CrashMode = 'drop-unsynced' | 'tear-unsynced' | 'garble-unsynced';
 
+/** How {@link MemoryFileSystem.crash} treats what was written since each file's last sync. */
 export interface CrashOptions {
+  /**
+   * `drop-unsynced` (default) loses every unsynced byte; `tear-unsynced` keeps a random prefix of
+   * each file's unsynced append (a torn write); `garble-unsynced` keeps the append but overwrites
+   * about one byte in ten with random values. Unsynced overwrites are always rolled back.
+   */
   mode?: CrashMode;
   /** A uniform draw in [0, 1): the simulator's seeded generator. Needed for tear and garble. */
   random?: () => number;
 }
 
+/**
+ * A file operation {@link MemoryFileSystem.injectFault} can make fail once, with a POSIX code,
+ * to test how callers handle `EIO`, `ENOSPC` and the like.
+ */
 export type FaultOperation = 'open' | 'read' | 'write' | 'truncate' | 'sync' | 'rename' | 'unlink';
 
 interface PendingFault {
