@@ -1,6 +1,7 @@
 // Fails when a package imports one above it, or when the raft core (outside src/io) reaches for
 // ambient nondeterminism. Dependency direction (CONVENTIONS C3):
-//   protocol <- records <- log <- raft <- metadata;  transport-tcp -> protocol, raft;  apps -> any.
+//   protocol <- records <- log <- raft <- metadata;  protocol <- transport-tcp <- raft (src/node only);
+//   apps -> any. The transport implements ports declared in protocol (ADR 0023), so raft can wire it.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
@@ -10,9 +11,9 @@ const allowedImports: Record<string, string[]> = {
   '@kraft/protocol': [],
   '@kraft/records': ['@kraft/protocol'],
   '@kraft/log': ['@kraft/protocol', '@kraft/records'],
-  '@kraft/raft': ['@kraft/protocol', '@kraft/records', '@kraft/log'],
+  '@kraft/raft': ['@kraft/protocol', '@kraft/records', '@kraft/log', '@kraft/transport-tcp'],
   '@kraft/metadata': ['@kraft/protocol', '@kraft/records', '@kraft/raft'],
-  '@kraft/transport-tcp': ['@kraft/protocol', '@kraft/raft'],
+  '@kraft/transport-tcp': ['@kraft/protocol'],
 };
 
 // The raft core is a deterministic state machine: time, randomness, timers and IO come in
@@ -72,9 +73,18 @@ for (const packageDirectory of readdirSync(join(root, 'packages'))) {
         problems.push(`${where}: imports ${target}, which is not below ${manifest.name}`);
       }
     }
-    const inRaftCore = manifest.name === '@kraft/raft' && !relative(sourceDirectory, file).startsWith('io/');
+    const inRaftPackage = manifest.name === '@kraft/raft';
+    const fromSource = relative(sourceDirectory, file);
+    // src/io (the driver and adapters) and src/node (RaftNode's wiring) are the IO edge.
+    const inRaftCore = inRaftPackage && !fromSource.startsWith('io/') && !fromSource.startsWith('node/');
+    // RaftNode (src/node) is the one place that wires sockets to the core; the core and even the
+    // driver in src/io see only the NetworkChannel port, so the simulator runs the same code.
+    if (inRaftPackage && !fromSource.startsWith('node/')) {
+      if (/from ['"]@kraft\/transport-tcp['"]/.test(text))
+        problems.push(`${where}: only src/node may import @kraft/transport-tcp`);
+    }
     // The client's modules see the handlers only through client/request-senders.ts.
-    if (manifest.name === '@kraft/raft' && relative(sourceDirectory, file).startsWith('client/')) {
+    if (inRaftPackage && fromSource.startsWith('client/')) {
       if (/from ['"]\.\.\/handlers\//.test(text))
         problems.push(`${where}: client/ must not import handlers/`);
     }

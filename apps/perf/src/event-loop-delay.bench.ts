@@ -16,6 +16,7 @@ import { type IntervalHistogram, monitorEventLoopDelay, performance } from 'node
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { LogConfig, RaftLog } from '@kraft/log';
 import { type MemoryRecords, MemoryRecordsBuilder, NodeFileSystem } from '@kraft/records';
+import { countSetting } from './support/count-setting.js';
 import { SnapshotCluster } from './support/snapshot-cluster.js';
 
 const NANOSECONDS_PER_MILLISECOND = 1e6;
@@ -25,14 +26,6 @@ const RESOLUTION_MS = 1;
 const ELECTION_TIMEOUT_MS = 30_000;
 /** Batches above the high watermark that each truncation removes (a short divergent tail). */
 const DIVERGENT_BATCHES = 8;
-
-function countSetting(name: string, defaultValue: number): number {
-  const raw = process.env[name];
-  const value = raw === undefined ? defaultValue : Number(raw);
-  if (!Number.isSafeInteger(value) || value < 1)
-    throw new Error(`${name} must be a positive integer, got ${raw}`);
-  return value;
-}
 
 const elections = countSetting('KRAFT_BENCH_ELECTIONS', 20);
 const truncations = countSetting('KRAFT_BENCH_TRUNCATIONS', 200);

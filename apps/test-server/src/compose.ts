@@ -12,6 +12,7 @@ import { FlushedDataLossError, LogConfig, LogDirectoryLock, type LostFlushedData
 import { Uuid } from '@kraft/protocol';
 import {
   createSystemRandom,
+  ensureLogDirectoryFormatted,
   FileQuorumStateStore,
   KafkaRaftClient,
   openKafkaRaftLog,
@@ -30,7 +31,6 @@ import type { ServerConfig, VoterEndpoint } from './config/server-config.js';
 import { MetadataWorkload } from './metadata/metadata-workload.js';
 import { CommitStats } from './stats/commit-stats.js';
 import { STATS_INTERVAL_MS, StatsReporter } from './stats/stats-reporter.js';
-import { ensureLogDirectoryFormatted } from './storage/meta-properties.js';
 import { CumulativeLatency } from './workload/cumulative-latency.js';
 import { RaftWorkloadGenerator } from './workload/raft-workload-generator.js';
 import { openHistoryFile, WorkloadHistory } from './workload/workload-history.js';

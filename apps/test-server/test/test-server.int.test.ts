@@ -64,7 +64,7 @@ describe('test-kraft-server (real processes on 127.0.0.1)', () => {
     const other = new TestNode({ configPath: cluster.configPath(1), directoryId: 'Nkij_D9XRiYKNb41SiJo7Q' });
     expect(await other.exited).toEqual({ code: 1, signal: null });
     expect(other.stderrLines.join('\n')).toContain(
-      'directory.id is b8tRS7h4TJ2Vt43Dp85v2A but --replica-directory-id is Nkij_D9XRiYKNb41SiJo7Q',
+      'directory.id is b8tRS7h4TJ2Vt43Dp85v2A but the node was given directory id Nkij_D9XRiYKNb41SiJo7Q',
     );
   });
 

@@ -104,6 +104,17 @@ export {
   type IntegerBounds,
   LOGGER_METHODS,
 } from './options/option-checks.js';
+// The ports the raft core and the TCP transport share (ADR 0023): declared here, below both.
+export type {
+  InboundRequest,
+  InboundResponse,
+  NetworkChannel,
+  NodeAddress,
+  OutboundRequest,
+  RaftRequest,
+} from './ports/network-channel.js';
+export { type Random, SeededRandom } from './ports/random.js';
+export type { Time } from './ports/time.js';
 export { ByteReader } from './primitives/byte-reader.js';
 export { ByteWriter, sizeOfUnsignedVarint, sizeOfVarint } from './primitives/byte-writer.js';
 export { toSafeNumber } from './primitives/to-safe-number.js';

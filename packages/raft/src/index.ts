@@ -1,15 +1,22 @@
 export { ElectionState } from './election-state.js';
 export { Endpoints } from './endpoints.js';
 export { BatchAccumulatorFullError } from './errors/batch-accumulator-full-error.js';
+// RaftNode (src/node): the one object an application embeds.
+export { IndeterminateError, type IndeterminateReason } from './errors/indeterminate-error.js';
 export { InvalidConfigurationError } from './errors/invalid-configuration-error.js';
 export { InvalidSnapshotError } from './errors/invalid-snapshot-error.js';
 export {
   LeadershipTransferError,
   type LeadershipTransferFailure,
 } from './errors/leadership-transfer-error.js';
+export { LogDirectoryError } from './errors/log-directory-error.js';
+export { NoLeaderError } from './errors/no-leader-error.js';
+export type { KnownLeader } from './errors/not-leader-error.js';
 export { NotLeaderError } from './errors/not-leader-error.js';
 export { PendingReadsFullError } from './errors/pending-reads-full-error.js';
+export { ProposalRejectedError } from './errors/proposal-rejected-error.js';
 export { RaftLogStateError } from './errors/raft-log-state-error.js';
+export { RaftNodeClosedError } from './errors/raft-node-closed-error.js';
 export { RaftTimeoutError, type TimedRaftOperation } from './errors/raft-timeout-error.js';
 export { RecordBatchTooLargeError } from './errors/record-batch-too-large-error.js';
 export {
@@ -57,6 +64,27 @@ export {
   type RpcVersions,
   strictExponentialElectionBackoffMs,
 } from './kafka-raft-client.js';
+export {
+  ensureLogDirectoryFormatted,
+  type LogDirectoryFormat,
+  type LogDirectoryOwner,
+  metaPropertiesPath,
+} from './node/log-directory-format.js';
+export type { CommittedPosition } from './node/proposal-tracker.js';
+export { type ProposeOptions, RaftNode, type RaftNodeEndpoint } from './node/raft-node.js';
+export {
+  DEFAULT_RAFT_NODE_SETTINGS,
+  type LogPosition,
+  type RaftNodeBindOptions,
+  type RaftNodeConfig,
+  type RaftNodeOptions,
+  type RaftNodeSettings,
+  type StateMachine,
+  type StateMachineSnapshotReader,
+  type StateMachineSnapshotWriter,
+} from './node/raft-node-options.js';
+export type { RaftNodeStatus, RaftNodeVoterStatus } from './node/raft-node-status.js';
+export { bufferSerde, jsonSerde, type RecordSerde, stringSerde } from './node/record-serde.js';
 export type {
   InboundRequest,
   InboundResponse,

@@ -1,4 +1,5 @@
 import { type AddressInfo, createServer, type Socket } from 'node:net';
+import type { InboundRequest, InboundResponse } from '@kraft/protocol';
 import {
   ApiKeys,
   allApiKeys,
@@ -8,7 +9,6 @@ import {
   VoteRequest,
   VoteResponse,
 } from '@kraft/protocol';
-import type { InboundRequest, InboundResponse } from '@kraft/raft';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fetchResponseWith } from '../test/socket-harness.js';
 import { ApiRegistry } from './api-registry.js';

@@ -1,13 +1,15 @@
-import { invariant, type Logger, silentLogger } from '@kraft/protocol';
-import type {
-  InboundRequest,
-  InboundResponse,
-  NetworkChannel,
-  NodeAddress,
-  OutboundRequest,
-  Random,
-  Time,
-} from '@kraft/raft';
+import {
+  type InboundRequest,
+  type InboundResponse,
+  invariant,
+  type Logger,
+  type NetworkChannel,
+  type NodeAddress,
+  type OutboundRequest,
+  type Random,
+  silentLogger,
+  type Time,
+} from '@kraft/protocol';
 import { type ApiRegistry, kraftApiRegistry } from './api-registry.js';
 import { InboundQueueFullError } from './errors/inbound-queue-full-error.js';
 import { InvalidListenerConfigError } from './errors/invalid-listener-config-error.js';

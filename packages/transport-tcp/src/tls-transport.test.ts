@@ -1,7 +1,7 @@
 import { connect as connectTcp } from 'node:net';
 import { connect as connectTls, type TLSSocket } from 'node:tls';
+import type { InboundRequest, InboundResponse } from '@kraft/protocol';
 import { FetchRequest, FetchResponse, type Logger, VoteRequest, VoteResponse } from '@kraft/protocol';
-import type { InboundRequest, InboundResponse } from '@kraft/raft';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fetchResponseWith, nextTurn, requestFrame } from '../test/socket-harness.js';
 import { tlsSettingsFor, trustOnlySettings } from '../test/tls-fixtures.js';

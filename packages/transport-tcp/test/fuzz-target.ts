@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
+import type { InboundRequest } from '@kraft/protocol';
 import { apiKeyFor, Errors, VoteRequest } from '@kraft/protocol';
-import type { InboundRequest } from '@kraft/raft';
 import { TcpNetworkChannel } from '../src/tcp-network-channel.js';
 import type { TransportConfig } from '../src/transport-config.js';
 

@@ -1,5 +1,5 @@
 import { connect, type Socket } from 'node:net';
-import { SeededRandom } from '@kraft/raft';
+import { SeededRandom } from '@kraft/protocol';
 import { kraftApiRegistry } from '../src/api-registry.js';
 import { requestFrame } from './socket-harness.js';
 

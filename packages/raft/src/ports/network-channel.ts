@@ -1,54 +1,10 @@
-/**
- * The NetworkChannel port. The raft core is synchronous and never awaits: it hands decoded
- * protocol data objects (the plain objects `@kraft/protocol`'s `XxxRequest.read()` returns),
- * never bytes, to the channel, and the driver feeds inbound traffic back through
- * `client.handleRequest(request, nowMs)` / `client.handleResponse(response, nowMs)`.
- *
- * Implemented by `@kraft/transport-tcp` (`TcpNetworkChannel`), by the simulator's router and by
- * `MockNetworkChannel` in `@kraft/raft/testing`.
- *
- * Transport failures come back as synthetic responses with Kafka's codes, as Kafka's
- * KafkaNetworkChannel does: disconnect or unknown destination → BROKER_NOT_AVAILABLE (8),
- * version mismatch → UNSUPPORTED_VERSION (35), request timeout → REQUEST_TIMED_OUT (7). A
- * synthetic response's `data` is `{ errorCode }` only; the core reads the top-level error first.
- */
-
-export interface RaftRequest {
-  readonly correlationId: number;
-  readonly apiKey: number;
-  readonly apiVersion: number;
-  readonly data: unknown;
-  readonly createdTimeMs: number;
-}
-
-export interface OutboundRequest extends RaftRequest {
-  readonly destinationId: number;
-}
-
-export interface InboundRequest extends RaftRequest {
-  /** The sender's node id, or -1 when unknown (e.g. a DescribeQuorum from an admin client). */
-  readonly sourceId: number;
-  readonly listenerName?: string;
-}
-
-export interface InboundResponse {
-  readonly correlationId: number;
-  readonly apiKey: number;
-  readonly sourceId: number;
-  readonly data: unknown;
-  readonly receivedTimeMs: number;
-}
-
-export interface NodeAddress {
-  readonly host: string;
-  readonly port: number;
-}
-
-export interface NetworkChannel {
-  newCorrelationId(): number;
-  /** Queues the request; the answer later arrives through `client.handleResponse(...)`. */
-  send(request: OutboundRequest): void;
-  /** Answers an inbound request; the transport writes it at the request's version. */
-  sendResponse(request: InboundRequest, data: unknown): void;
-  updateEndpoint(nodeId: number, endpoint: NodeAddress): void;
-}
+// The NetworkChannel port is declared once, in @kraft/protocol, below both raft and the TCP
+// transport that implements it (ADR 0023); the core keeps importing it from here.
+export type {
+  InboundRequest,
+  InboundResponse,
+  NetworkChannel,
+  NodeAddress,
+  OutboundRequest,
+  RaftRequest,
+} from '@kraft/protocol';

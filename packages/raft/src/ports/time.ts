@@ -1,8 +1,3 @@
-/**
- * The Time port. The raft core itself never reads a clock: every handler takes `nowMs`. Time is
- * needed only by the driver (`src/io`) and by test contexts (`MockTime`), which share this shape.
- */
-export interface Time {
-  /** Milliseconds on a monotonic clock (the epoch is arbitrary). */
-  milliseconds(): number;
-}
+// The Time port is declared once, in @kraft/protocol, so the TCP transport can take it without
+// depending on raft (ADR 0023); the core keeps importing it from here.
+export type { Time } from '@kraft/protocol';

@@ -5,17 +5,28 @@ import {
   readMetaProperties,
   writeMetaProperties,
 } from '@kraft/log';
-import { KRaftError, type Uuid } from '@kraft/protocol';
+import { KRaftError, Uuid } from '@kraft/protocol';
 import type { FileSystem } from '@kraft/records';
-import { LogDirectoryError } from './log-directory-error.js';
+import { LogDirectoryError } from '../errors/log-directory-error.js';
 
 /** Who owns a log directory: what its `meta.properties` (version 1, the KRaft form) records. */
 export interface LogDirectoryOwner {
   readonly clusterId: string;
   readonly nodeId: number;
+  /**
+   * The directory id the node was given (Kafka's `--replica-directory-id`). Undefined: a fresh
+   * random one is written on format, and the one on disk is adopted afterwards.
+   */
+  readonly directoryId?: Uuid | undefined;
+}
+
+/** What `ensureLogDirectoryFormatted` found or did, and the directory id now on disk. */
+export interface LogDirectoryFormat {
+  readonly formatted: boolean;
   readonly directoryId: Uuid;
 }
 
+/** Where a log directory's `meta.properties` lives. */
 export function metaPropertiesPath(directory: string): string {
   return join(directory, META_PROPERTIES_FILE);
 }
@@ -42,9 +53,9 @@ function describeMismatches(existing: MetaProperties, expected: LogDirectoryOwne
   }
   if (existing.directoryId === undefined) {
     mismatches.push('it has no directory.id');
-  } else if (!existing.directoryId.equals(expected.directoryId)) {
+  } else if (expected.directoryId !== undefined && !existing.directoryId.equals(expected.directoryId)) {
     mismatches.push(
-      `directory.id is ${existing.directoryId.toString()} but --replica-directory-id is ${expected.directoryId.toString()}`,
+      `directory.id is ${existing.directoryId.toString()} but the node was given directory id ${expected.directoryId.toString()}`,
     );
   }
   return mismatches;
@@ -60,12 +71,18 @@ export function ensureLogDirectoryFormatted(
   fileSystem: FileSystem,
   directory: string,
   expected: LogDirectoryOwner,
-): { readonly formatted: boolean } {
+): LogDirectoryFormat {
   fileSystem.mkdir(directory);
   const existing = readExisting(fileSystem, directory);
   if (existing === undefined) {
-    writeMetaProperties(fileSystem, directory, { version: 1, ...expected });
-    return { formatted: true };
+    const directoryId = expected.directoryId ?? Uuid.randomDirectoryId();
+    writeMetaProperties(fileSystem, directory, {
+      version: 1,
+      clusterId: expected.clusterId,
+      nodeId: expected.nodeId,
+      directoryId,
+    });
+    return { formatted: true, directoryId };
   }
   const mismatches = describeMismatches(existing, expected);
   if (mismatches.length > 0) {
@@ -74,5 +91,6 @@ export function ensureLogDirectoryFormatted(
       `${META_PROPERTIES_FILE} belongs to another node or directory (${mismatches.join('; ')}); refusing to use or overwrite it`,
     );
   }
-  return { formatted: false };
+  // describeMismatches refused a file without a directory id.
+  return { formatted: false, directoryId: existing.directoryId as Uuid };
 }

@@ -12,6 +12,7 @@ export class LogDirectoryError extends KRaftError {
     this.directory = directory;
   }
 
+  /** True for a LogDirectoryError, even one from another copy of the package. */
   static isLogDirectoryError(value: unknown): value is LogDirectoryError {
     return KRaftError.isInstance(value) && value.code === 'INCONSISTENT_LOG_DIRECTORY';
   }

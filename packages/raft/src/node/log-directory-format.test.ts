@@ -2,8 +2,8 @@ import { readMetaProperties } from '@kraft/log';
 import { Uuid } from '@kraft/protocol';
 import { MemoryFileSystem } from '@kraft/records';
 import { describe, expect, it } from 'vitest';
-import { LogDirectoryError } from './log-directory-error.js';
-import { ensureLogDirectoryFormatted, metaPropertiesPath } from './meta-properties.js';
+import { LogDirectoryError } from '../errors/log-directory-error.js';
+import { ensureLogDirectoryFormatted, metaPropertiesPath } from './log-directory-format.js';
 
 const directory = '/tmp/kraft-logs-1';
 const expected = {
@@ -36,10 +36,22 @@ function refusal(body: () => void): LogDirectoryError {
   throw new Error('expected a LogDirectoryError');
 }
 
+/** The outcome with the directory id as text (Uuids read from a file share a pooled buffer). */
+function format(
+  fileSystem: MemoryFileSystem,
+  owner: Parameters<typeof ensureLogDirectoryFormatted>[2],
+): { formatted: boolean; directoryId: string } {
+  const { formatted, directoryId } = ensureLogDirectoryFormatted(fileSystem, directory, owner);
+  return { formatted, directoryId: directoryId.toString() };
+}
+
 describe('ensureLogDirectoryFormatted', () => {
   it('formats an empty directory durably, then accepts it on the next start', () => {
     const fileSystem = new MemoryFileSystem();
-    expect(ensureLogDirectoryFormatted(fileSystem, directory, expected)).toEqual({ formatted: true });
+    expect(format(fileSystem, expected)).toEqual({
+      formatted: true,
+      directoryId: expected.directoryId.toString(),
+    });
     fileSystem.crash();
     const text = readFile(fileSystem, metaPropertiesPath(directory));
     expect(text).toContain('cluster.id=AAAAAAAAAAAAAAAAAAAAAA\n');
@@ -47,7 +59,19 @@ describe('ensureLogDirectoryFormatted', () => {
     expect(text).toContain('node.id=1\n');
     expect(text).toContain('version=1\n');
     expect(readMetaProperties(fileSystem, directory)?.nodeId).toBe(1);
-    expect(ensureLogDirectoryFormatted(fileSystem, directory, expected)).toEqual({ formatted: false });
+    expect(format(fileSystem, expected)).toEqual({
+      formatted: false,
+      directoryId: expected.directoryId.toString(),
+    });
+  });
+
+  it('writes a random directory id when none is given and adopts the one on disk afterwards', () => {
+    const fileSystem = new MemoryFileSystem();
+    const owner = { clusterId: expected.clusterId, nodeId: 1 };
+    const first = format(fileSystem, owner);
+    expect(first.formatted).toBe(true);
+    expect(readMetaProperties(fileSystem, directory)?.directoryId?.toString()).toBe(first.directoryId);
+    expect(format(fileSystem, owner)).toEqual({ formatted: false, directoryId: first.directoryId });
   });
 
   it('accepts a file Kafka wrote for this node', () => {
@@ -58,14 +82,17 @@ describe('ensureLogDirectoryFormatted', () => {
       metaPropertiesPath(directory),
       '#\n#Tue Nov 11 10:00:00 UTC 2025\nnode.id=1\ndirectory.id=b8tRS7h4TJ2Vt43Dp85v2A\nversion=1\ncluster.id=AAAAAAAAAAAAAAAAAAAAAA\n',
     );
-    expect(ensureLogDirectoryFormatted(fileSystem, directory, expected)).toEqual({ formatted: false });
+    expect(format(fileSystem, expected)).toEqual({
+      formatted: false,
+      directoryId: expected.directoryId.toString(),
+    });
   });
 
   it.each([
     [{ nodeId: 2 }, 'node.id is 1 but the config has node.id=2'],
     [
       { directoryId: Uuid.fromString('Nkij_D9XRiYKNb41SiJo7Q') },
-      'directory.id is b8tRS7h4TJ2Vt43Dp85v2A but --replica-directory-id is Nkij_D9XRiYKNb41SiJo7Q',
+      'directory.id is b8tRS7h4TJ2Vt43Dp85v2A but the node was given directory id Nkij_D9XRiYKNb41SiJo7Q',
     ],
     [{ clusterId: 'MkU3OEVBNTcwNTJENDM2Qg' }, 'cluster.id is AAAAAAAAAAAAAAAAAAAAAA'],
   ])('refuses a directory formatted for another node (%j) and leaves it untouched', (change, message) => {
