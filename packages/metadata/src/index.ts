@@ -39,6 +39,7 @@ export { MetadataImage, type MetadataImageParts } from './image/metadata-image.j
 export { MetadataProvenance } from './image/metadata-provenance.js';
 export { ProducerIdsImage } from './image/producer-ids-image.js';
 export { type ScramCredential, ScramImage, scramCredentialKey } from './image/scram-image.js';
+export { MAX_PARTITION_ID, TopicPartitions } from './image/topic-partitions.js';
 export { TopicsDelta } from './image/topics-delta.js';
 export {
   DIRECTORY_MIGRATING,

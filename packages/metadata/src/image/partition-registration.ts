@@ -1,8 +1,9 @@
-import type { Uuid } from '@kraft/protocol';
+import type { TaggedFieldsCarrier, Uuid } from '@kraft/protocol';
 import { MetadataReplayError } from '../errors/metadata-replay-error.js';
 import type { PartitionChangeRecordData } from '../records/partition-change-record.js';
 import type { PartitionRecordData } from '../records/partition-record.js';
 import { DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED, type PartitionRegistration } from './topics-image.js';
+import type { UuidInterner } from './uuid-interner.js';
 
 /** PartitionChangeRecord.leader when the leader does not change. */
 export const NO_LEADER_CHANGE = -2;
@@ -38,23 +39,43 @@ export function partitionChange(
 /**
  * The registration a PartitionRecord describes. As Kafka's `PartitionRegistration` does, a record
  * without directories (before version 1) gets MIGRATING for every replica, and a null ELR or last
- * known ELR becomes empty; empty lists share one frozen array.
+ * known ELR becomes empty.
+ *
+ * An image holds a million of these, so each is kept small: one object with a fixed shape (no
+ * spread of the decoded record), the topic's own id object instead of the record's copy,
+ * directory ids interned, an ISR equal to the replicas shares their array, and empty lists share
+ * one frozen array.
  */
-export function registrationOf(record: PartitionRecordData): PartitionRegistration {
+export function registrationOf(
+  record: PartitionRecordData,
+  topicId: Uuid,
+  directoryIds: UuidInterner,
+): PartitionRegistration {
   checkRecoveryState(record.leaderRecoveryState);
+  const replicas = shared(record.replicas);
   const directories =
-    record.directories.length === 0 && record.replicas.length > 0
-      ? record.replicas.map(() => DIRECTORY_MIGRATING)
-      : record.directories;
-  checkDirectories(record.replicas, directories);
-  return {
-    ...record,
-    removingReplicas: shared(record.removingReplicas),
-    addingReplicas: shared(record.addingReplicas),
-    directories,
-    eligibleLeaderReplicas: shared(record.eligibleLeaderReplicas ?? NO_REPLICAS),
-    lastKnownElr: shared(record.lastKnownElr ?? NO_REPLICAS),
-  } as PartitionRegistration;
+    record.directories.length === 0 && replicas.length > 0
+      ? replicas.map(() => DIRECTORY_MIGRATING)
+      : directoryIds.internAll(record.directories);
+  checkDirectories(replicas, directories);
+  return registration(
+    {
+      partitionId: record.partitionId,
+      topicId,
+      replicas,
+      isr: sameReplicas(record.isr, replicas) ? replicas : shared(record.isr),
+      removingReplicas: shared(record.removingReplicas),
+      addingReplicas: shared(record.addingReplicas),
+      leader: record.leader,
+      leaderRecoveryState: record.leaderRecoveryState,
+      leaderEpoch: record.leaderEpoch,
+      partitionEpoch: record.partitionEpoch,
+      directories,
+      eligibleLeaderReplicas: shared(record.eligibleLeaderReplicas ?? NO_REPLICAS),
+      lastKnownElr: shared(record.lastKnownElr ?? NO_REPLICAS),
+    },
+    record,
+  );
 }
 
 /**
@@ -66,11 +87,16 @@ export function registrationOf(record: PartitionRecordData): PartitionRegistrati
 export function mergePartitionChange(
   current: PartitionRegistration,
   change: PartitionChangeRecordData,
+  directoryIds: UuidInterner,
 ): PartitionRegistration {
-  const replicas = change.replicas ?? current.replicas;
+  const replicas = change.replicas === null ? current.replicas : shared(change.replicas);
+  const isr = change.isr === null ? current.isr : shared(change.isr);
   const directories =
-    change.directories ??
-    (change.replicas === null ? current.directories : carriedDirectories(current, change.replicas));
+    change.directories === null
+      ? change.replicas === null
+        ? current.directories
+        : carriedDirectories(current, change.replicas)
+      : directoryIds.internAll(change.directories);
   checkDirectories(replicas, directories);
   const leaderChanged = change.leader !== NO_LEADER_CHANGE;
   let leaderRecoveryState = current.leaderRecoveryState;
@@ -78,22 +104,60 @@ export function mergePartitionChange(
     checkRecoveryState(change.leaderRecoveryState);
     leaderRecoveryState = change.leaderRecoveryState;
   }
-  return {
-    ...current,
-    replicas,
-    directories,
-    isr: change.isr ?? current.isr,
-    removingReplicas: shared(change.removingReplicas ?? current.removingReplicas),
-    addingReplicas: shared(change.addingReplicas ?? current.addingReplicas),
-    leader: leaderChanged ? change.leader : current.leader,
-    leaderEpoch: leaderChanged ? current.leaderEpoch + 1 : current.leaderEpoch,
-    leaderRecoveryState,
-    partitionEpoch: current.partitionEpoch + 1,
-    eligibleLeaderReplicas: shared(
-      change.eligibleLeaderReplicas ?? current.eligibleLeaderReplicas ?? NO_REPLICAS,
-    ),
-    lastKnownElr: shared(change.lastKnownElr ?? current.lastKnownElr ?? NO_REPLICAS),
-  } as PartitionRegistration;
+  return registration(
+    {
+      partitionId: current.partitionId,
+      topicId: current.topicId,
+      replicas,
+      isr: sameReplicas(isr, replicas) ? replicas : isr,
+      removingReplicas:
+        change.removingReplicas === null ? current.removingReplicas : shared(change.removingReplicas),
+      addingReplicas: change.addingReplicas === null ? current.addingReplicas : shared(change.addingReplicas),
+      leader: leaderChanged ? change.leader : current.leader,
+      leaderRecoveryState,
+      leaderEpoch: leaderChanged ? current.leaderEpoch + 1 : current.leaderEpoch,
+      partitionEpoch: current.partitionEpoch + 1,
+      directories,
+      eligibleLeaderReplicas:
+        change.eligibleLeaderReplicas === null
+          ? (current.eligibleLeaderReplicas ?? NO_REPLICAS)
+          : shared(change.eligibleLeaderReplicas),
+      lastKnownElr:
+        change.lastKnownElr === null ? (current.lastKnownElr ?? NO_REPLICAS) : shared(change.lastKnownElr),
+    },
+    current,
+  );
+}
+
+/**
+ * Every registration is built from one literal in one field order, so all share one hidden class
+ * with the fields stored in the object. Unknown tagged fields (rare: a newer writer) are carried
+ * over from `source` so they are written back unchanged.
+ */
+function registration(fields: RegistrationFields, source: TaggedFieldsCarrier): PartitionRegistration {
+  const unknown = source.unknownTaggedFields;
+  // The lists are shared between registrations and never mutated, as the image's contract says.
+  if (unknown === undefined || unknown.length === 0) return fields as PartitionRegistration;
+  return { ...fields, unknownTaggedFields: unknown } as PartitionRegistration;
+}
+
+/** A registration's fields with its lists typed read-only, as they are shared. */
+type RegistrationFields = {
+  readonly [K in Exclude<
+    keyof PartitionRegistration,
+    keyof TaggedFieldsCarrier
+  >]-?: PartitionRegistration[K] extends (infer E)[]
+    ? readonly E[]
+    : PartitionRegistration[K] extends (infer E)[] | null
+      ? readonly E[] | null
+      : PartitionRegistration[K];
+};
+
+function sameReplicas(left: readonly number[], right: readonly number[]): boolean {
+  if (left === right) return true;
+  if (left.length !== right.length) return false;
+  for (let index = 0; index < left.length; index += 1) if (left[index] !== right[index]) return false;
+  return true;
 }
 
 function carriedDirectories(current: PartitionRegistration, replicas: readonly number[]): Uuid[] {
@@ -119,6 +183,10 @@ function checkRecoveryState(state: number): void {
   }
 }
 
+/**
+ * The list an image keeps: the shared empty list, or an exact-size copy. A decoded list grew by
+ * `push` and holds room for 17 elements (152 bytes for three replicas; the copy takes 40).
+ */
 function shared(replicas: readonly number[]): readonly number[] {
-  return replicas.length === 0 ? NO_REPLICAS : replicas;
+  return replicas.length === 0 ? NO_REPLICAS : replicas.slice();
 }

@@ -4,6 +4,7 @@ import { MetadataRecordType } from '../records/metadata-record-type.js';
 import type { PartitionRecordData } from '../records/partition-record.js';
 import type { ApiMessageAndVersion } from '../serde/api-message-and-version.js';
 import { latestRecord, sortedKeys } from './image-records.js';
+import type { TopicPartitions } from './topic-partitions.js';
 
 /**
  * A partition's state as a full PartitionRecord (Kafka's `PartitionRegistration`): replicas and
@@ -17,9 +18,9 @@ export type PartitionRegistration = Readonly<PartitionRecordData>;
 export class TopicImage {
   readonly name: string;
   readonly topicId: Uuid;
-  readonly partitions: PersistentMap<number, PartitionRegistration>;
+  readonly partitions: TopicPartitions;
 
-  constructor(name: string, topicId: Uuid, partitions: PersistentMap<number, PartitionRegistration>) {
+  constructor(name: string, topicId: Uuid, partitions: TopicPartitions) {
     this.name = name;
     this.topicId = topicId;
     this.partitions = partitions;
@@ -27,8 +28,8 @@ export class TopicImage {
 
   *records(): Generator<ApiMessageAndVersion> {
     yield latestRecord(MetadataRecordType.TOPIC_RECORD, { name: this.name, topicId: this.topicId });
-    for (const partitionId of sortedKeys(this.partitions.keys())) {
-      const partition = this.partitions.get(partitionId) as PartitionRegistration;
+    // In partition id order already.
+    for (const partition of this.partitions.values()) {
       yield latestRecord(MetadataRecordType.PARTITION_RECORD, partition);
     }
   }
