@@ -3,6 +3,7 @@ export { MetadataFaultError } from './errors/metadata-fault-error.js';
 export { MetadataParseError, type MetadataParseFailure } from './errors/metadata-parse-error.js';
 export { MetadataReplayError } from './errors/metadata-replay-error.js';
 export { RecordAboveHighWatermarkError } from './errors/record-above-high-watermark-error.js';
+export { UnwritableMetadataError } from './errors/unwritable-metadata-error.js';
 export {
   type FaultHandler,
   LoggingFaultHandler,
@@ -34,6 +35,11 @@ export {
 export { type DelegationTokenData, DelegationTokenImage } from './image/delegation-token-image.js';
 export { FeaturesDelta } from './image/features-delta.js';
 export { FeaturesImage, METADATA_VERSION_FEATURE } from './image/features-image.js';
+export {
+  DIRECTORY_ASSIGNMENT_METADATA_VERSION,
+  ELR_METADATA_VERSION,
+  ImageWriterOptions,
+} from './image/image-writer-options.js';
 export { MetadataDelta } from './image/metadata-delta.js';
 export { MetadataImage, type MetadataImageParts } from './image/metadata-image.js';
 export { MetadataProvenance } from './image/metadata-provenance.js';

@@ -1,8 +1,12 @@
 import type { TaggedFieldsCarrier, Uuid } from '@kraft/protocol';
 import { MetadataReplayError } from '../errors/metadata-replay-error.js';
+import { MetadataRecordType } from '../records/metadata-record-type.js';
 import type { PartitionChangeRecordData } from '../records/partition-change-record.js';
 import type { PartitionRecordData } from '../records/partition-record.js';
-import { DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED, type PartitionRegistration } from './topics-image.js';
+import { type ApiMessageAndVersionOf, apiMessageAndVersion } from '../serde/api-message-and-version.js';
+import { DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED } from './directory-id.js';
+import type { ImageWriterOptions } from './image-writer-options.js';
+import type { PartitionRegistration } from './topics-image.js';
 import type { UuidInterner } from './uuid-interner.js';
 
 /** PartitionChangeRecord.leader when the leader does not change. */
@@ -13,6 +17,7 @@ const NO_RECOVERY_STATE_CHANGE = -1;
 const MAX_LEADER_RECOVERY_STATE = 1;
 
 const NO_REPLICAS: readonly number[] = Object.freeze([]);
+const NO_DIRECTORIES: readonly Uuid[] = Object.freeze([]);
 
 /** A PartitionChangeRecord that changes only what `change` names (every other field "unchanged"). */
 export function partitionChange(
@@ -158,6 +163,48 @@ function sameReplicas(left: readonly number[], right: readonly number[]): boolea
   if (left.length !== right.length) return false;
   for (let index = 0; index < left.length; index += 1) if (left[index] !== right[index]) return false;
   return true;
+}
+
+/**
+ * The PartitionRecord that recreates `partition`, at the version `options` selects (Kafka's
+ * `PartitionRegistration.toRecord`). Before directory assignment, directories are left out, and
+ * any that is not MIGRATING is a loss; before ELR support the ELRs are left out (Kafka drops them
+ * silently: they are rebuilt from the ISR). Empty ELRs are left out at every version, as Kafka
+ * writes them, so the tagged fields take no bytes.
+ */
+export function partitionRecordOf(
+  partition: PartitionRegistration,
+  options: ImageWriterOptions,
+): ApiMessageAndVersionOf<typeof MetadataRecordType.PARTITION_RECORD> {
+  let directories: readonly Uuid[] = partition.directories;
+  if (!options.isDirectoryAssignmentSupported()) {
+    if (directories.some((directory) => !directory.equals(DIRECTORY_MIGRATING))) {
+      options.handleLoss('the directory assignment state of one or more replicas');
+    }
+    directories = NO_DIRECTORIES;
+  }
+  const elrSupported = options.isElrSupported();
+  const data = {
+    partitionId: partition.partitionId,
+    topicId: partition.topicId,
+    replicas: partition.replicas,
+    isr: partition.isr,
+    removingReplicas: partition.removingReplicas,
+    addingReplicas: partition.addingReplicas,
+    leader: partition.leader,
+    leaderRecoveryState: partition.leaderRecoveryState,
+    leaderEpoch: partition.leaderEpoch,
+    partitionEpoch: partition.partitionEpoch,
+    directories,
+    eligibleLeaderReplicas: elrSupported ? nonEmptyOrNull(partition.eligibleLeaderReplicas) : null,
+    lastKnownElr: elrSupported ? nonEmptyOrNull(partition.lastKnownElr) : null,
+  } as PartitionRecordData;
+  if (partition.unknownTaggedFields !== undefined) data.unknownTaggedFields = partition.unknownTaggedFields;
+  return apiMessageAndVersion(MetadataRecordType.PARTITION_RECORD, options.partitionRecordVersion(), data);
+}
+
+function nonEmptyOrNull(replicas: readonly number[] | null): number[] | null {
+  return replicas === null || replicas.length === 0 ? null : (replicas as number[]);
 }
 
 function carriedDirectories(current: PartitionRegistration, replicas: readonly number[]): Uuid[] {

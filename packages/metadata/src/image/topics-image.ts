@@ -1,9 +1,14 @@
-import { Uuid } from '@kraft/protocol';
+import type { Uuid } from '@kraft/protocol';
 import { Map as PersistentMap } from 'immutable';
 import { MetadataRecordType } from '../records/metadata-record-type.js';
 import type { PartitionRecordData } from '../records/partition-record.js';
 import type { ApiMessageAndVersion } from '../serde/api-message-and-version.js';
+
+export { DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED } from './directory-id.js';
+
 import { latestRecord, sortedKeys } from './image-records.js';
+import type { ImageWriterOptions } from './image-writer-options.js';
+import { partitionRecordOf } from './partition-registration.js';
 import type { TopicPartitions } from './topic-partitions.js';
 
 /**
@@ -26,12 +31,10 @@ export class TopicImage {
     this.partitions = partitions;
   }
 
-  *records(): Generator<ApiMessageAndVersion> {
+  *records(options: ImageWriterOptions): Generator<ApiMessageAndVersion> {
     yield latestRecord(MetadataRecordType.TOPIC_RECORD, { name: this.name, topicId: this.topicId });
     // In partition id order already.
-    for (const partition of this.partitions.values()) {
-      yield latestRecord(MetadataRecordType.PARTITION_RECORD, partition);
-    }
+    for (const partition of this.partitions.values()) yield partitionRecordOf(partition, options);
   }
 }
 
@@ -69,14 +72,9 @@ export class TopicsImage {
     return this.topicsById.size === 0;
   }
 
-  *records(): Generator<ApiMessageAndVersion> {
+  *records(options: ImageWriterOptions): Generator<ApiMessageAndVersion> {
     for (const name of sortedKeys(this.topicsByName.keys())) {
-      yield* (this.topicsByName.get(name) as TopicImage).records();
+      yield* (this.topicsByName.get(name) as TopicImage).records(options);
     }
   }
 }
-
-/** Kafka's `DirectoryId.MIGRATING`: the replica's directory predates directory assignment. */
-export const DIRECTORY_MIGRATING = Uuid.fromLongs(0n, 2n);
-/** Kafka's `DirectoryId.UNASSIGNED`: a new replica not yet placed in a directory. */
-export const DIRECTORY_UNASSIGNED = Uuid.ZERO;

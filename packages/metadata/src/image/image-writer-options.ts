@@ -1,0 +1,55 @@
+import { UnwritableMetadataError } from '../errors/unwritable-metadata-error.js';
+
+/** metadata.version 3.7-IV2: PartitionRecord v1 and later carry the replicas' directories (KIP-858). */
+export const DIRECTORY_ASSIGNMENT_METADATA_VERSION = 17;
+/** metadata.version 4.0-IV1: PartitionRecord v2 carries the ELR and last known ELR (KIP-966). */
+export const ELR_METADATA_VERSION = 23;
+
+/**
+ * How an image is written as records (Kafka's `ImageWriterOptions`): the metadata.version that
+ * selects each record's version, and what to do when the image holds something that version
+ * cannot represent. By default such a loss throws `UnwritableMetadataError`, as in Kafka.
+ */
+export class ImageWriterOptions {
+  /**
+   * Writes at the highest record versions: for an image without metadata.version (one built in a
+   * test from records alone); a real cluster's image always has one.
+   */
+  static readonly LATEST = new ImageWriterOptions(undefined);
+
+  /** The metadata.version feature level; undefined writes every record at its highest version. */
+  readonly metadataVersion: number | undefined;
+  private readonly lossHandler: (loss: string) => void;
+
+  constructor(metadataVersion: number | undefined, lossHandler?: (loss: string) => void) {
+    this.metadataVersion = metadataVersion;
+    this.lossHandler =
+      lossHandler ??
+      ((loss) => {
+        throw new UnwritableMetadataError(metadataVersion ?? -1, loss);
+      });
+  }
+
+  isDirectoryAssignmentSupported(): boolean {
+    return this.isAtLeast(DIRECTORY_ASSIGNMENT_METADATA_VERSION);
+  }
+
+  isElrSupported(): boolean {
+    return this.isAtLeast(ELR_METADATA_VERSION);
+  }
+
+  /** Kafka's `MetadataVersion.partitionRecordVersion`. */
+  partitionRecordVersion(): number {
+    if (this.isElrSupported()) return 2;
+    return this.isDirectoryAssignmentSupported() ? 1 : 0;
+  }
+
+  /** Reports that `loss` cannot be written at this metadata.version. */
+  handleLoss(loss: string): void {
+    this.lossHandler(loss);
+  }
+
+  private isAtLeast(featureLevel: number): boolean {
+    return this.metadataVersion === undefined || this.metadataVersion >= featureLevel;
+  }
+}
