@@ -9,7 +9,7 @@ import { mergePartitionChange, partitionChange, registrationOf } from './partiti
 import { PersistentMapDelta } from './persistent-map-delta.js';
 import { TopicPartitions, TopicPartitionsDelta } from './topic-partitions.js';
 import { type PartitionRegistration, TopicImage, TopicsImage } from './topics-image.js';
-import { UuidInterner } from './uuid-interner.js';
+import { sameUuid, UuidInterner } from './uuid-interner.js';
 
 /**
  * Changes to the topics (Kafka's `TopicsDelta`). Partitions of each touched topic change in their
@@ -132,7 +132,7 @@ export class TopicsDelta {
 
   private partitionsOf(topicId: Uuid): TopicPartitionsDelta {
     const last = this.lastTouched;
-    if (last?.topicId.bytes.equals(topicId.bytes)) return last;
+    if (last !== undefined && sameUuid(last.topicId, topicId)) return last;
     const key = topicId.toString();
     let partitions = this.partitionChanges.get(key);
     if (partitions === undefined) {
