@@ -1,3 +1,4 @@
+import { Uuid } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
 import { latest, partitionRecord, uuidOf } from '../../test/support/random-metadata-records.js';
 import { MetadataReplayError } from '../errors/metadata-replay-error.js';
@@ -6,7 +7,7 @@ import { MetadataDelta } from './metadata-delta.js';
 import { MetadataImage } from './metadata-image.js';
 import { MetadataProvenance } from './metadata-provenance.js';
 import { MAX_PARTITION_ID } from './topic-partitions.js';
-import { UuidInterner } from './uuid-interner.js';
+import { sameUuid, UuidInterner } from './uuid-interner.js';
 
 function imageWith(partitionIds: number[]): MetadataImage {
   const delta = new MetadataDelta(MetadataImage.EMPTY);
@@ -71,5 +72,16 @@ describe('UuidInterner', () => {
     expect(interner.intern(later)).toBe(later);
     expect(interner.intern(uuidOf(2))).not.toBe(later);
     expect(interner.size).toBe(1);
+  });
+});
+
+describe('sameUuid', () => {
+  it('compares all 16 bytes', () => {
+    expect(sameUuid(uuidOf(3), uuidOf(3))).toBe(true);
+    for (let index = 0; index < 16; index += 1) {
+      const bytes = Buffer.from(uuidOf(3).bytes);
+      bytes[index] = (bytes[index] as number) ^ 1;
+      expect(sameUuid(uuidOf(3), Uuid.fromBytes(bytes))).toBe(false);
+    }
   });
 });
