@@ -75,7 +75,7 @@ function serializedRecords(): Buffer[] {
   return values;
 }
 
-function replay(values: Iterable<Buffer>, provenance: MetadataProvenance): MetadataImage {
+function replay(values: readonly Buffer[], provenance: MetadataProvenance): MetadataImage {
   const delta = new MetadataDelta(MetadataImage.EMPTY);
   for (const value of values) delta.replay(serde.read(value));
   return delta.apply(provenance);
@@ -159,12 +159,13 @@ async function main(): Promise<void> {
     startMs = performance.now();
     const raw = context.log.readSnapshot(result.snapshotId);
     if (raw === undefined) throw new Error('the snapshot cannot be read');
-    const loadedValues: Buffer[] = [];
+    // Batch by batch, as the loader replays a snapshot: no list of every value is held.
+    const loadDelta = new MetadataDelta(MetadataImage.EMPTY);
     for (const batch of new RecordsIterator(raw.records())) {
       if (batch.isControl) continue;
-      for (const record of batch.records) loadedValues.push(record.value as Buffer);
+      for (const record of batch.records) loadDelta.replay(serde.read(record.value as Buffer));
     }
-    const loaded = replay(loadedValues, snapshotImage.provenance);
+    const loaded = loadDelta.apply(snapshotImage.provenance);
     const loadMs = performance.now() - startMs;
     raw.close();
     line('load the snapshot back', `${loadMs.toFixed(0)} ms`);
