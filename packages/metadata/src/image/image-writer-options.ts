@@ -30,10 +30,12 @@ export class ImageWriterOptions {
       });
   }
 
+  /** Whether PartitionRecords carry directories (metadata.version 3.7-IV2, level 17, or later). */
   isDirectoryAssignmentSupported(): boolean {
     return this.isAtLeast(DIRECTORY_ASSIGNMENT_METADATA_VERSION);
   }
 
+  /** Whether PartitionRecords carry the ELRs (metadata.version 4.0-IV1, level 23, or later). */
   isElrSupported(): boolean {
     return this.isAtLeast(ELR_METADATA_VERSION);
   }

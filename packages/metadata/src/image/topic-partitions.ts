@@ -29,15 +29,18 @@ export class TopicPartitions implements ReadonlyMap<number, PartitionRegistratio
     this.size = size;
   }
 
+  /** The partition with this id; undefined for an id never created (or negative). */
   get(partitionId: number): PartitionRegistration | undefined {
     // List.get counts a negative index from the end.
     return partitionId >= 0 ? this.byId.get(partitionId) : undefined;
   }
 
+  /** Whether the topic has a partition with this id. */
   has(partitionId: number): boolean {
     return this.get(partitionId) !== undefined;
   }
 
+  /** `[id, registration]` pairs in id order. */
   *entries(): MapIterator<[number, PartitionRegistration]> {
     let partitionId = 0;
     for (const partition of this.byId) {
@@ -46,18 +49,22 @@ export class TopicPartitions implements ReadonlyMap<number, PartitionRegistratio
     }
   }
 
+  /** Partition ids in order. */
   *keys(): MapIterator<number> {
     for (const [partitionId] of this.entries()) yield partitionId;
   }
 
+  /** Registrations in id order. */
   *values(): MapIterator<PartitionRegistration> {
     for (const partition of this.byId) if (partition !== undefined) yield partition;
   }
 
+  /** The same as `entries()`. */
   [Symbol.iterator](): MapIterator<[number, PartitionRegistration]> {
     return this.entries();
   }
 
+  /** Calls `callback` for each partition in id order, as `Map.prototype.forEach`. */
   forEach(
     callback: (
       value: PartitionRegistration,
