@@ -110,4 +110,50 @@ describe('ImageWriterOptions', () => {
     } as ApiMessageAndVersion);
     expect(serde.write(empty).length).toBe(withEmptyLists.length - 6);
   });
+
+  it.each([
+    [6, 0],
+    [7, 1],
+    [8, 2],
+    [17, 3],
+    [29, 3],
+    [30, 4],
+  ])('metadata.version %i writes RegisterBrokerRecord v%i', (metadataVersion, recordVersion) => {
+    expect(new ImageWriterOptions(metadataVersion).registerBrokerRecordVersion()).toBe(recordVersion);
+  });
+
+  it('a broker state the RegisterBrokerRecord version lacks is a loss, and is written at its default', () => {
+    const broker = (fields: { inControlledShutdown: boolean; logDirs: ReturnType<typeof uuidOf>[] }) => {
+      const delta = new MetadataDelta(MetadataImage.EMPTY);
+      delta.replay(
+        latest(MetadataRecordType.REGISTER_BROKER_RECORD, {
+          brokerId: 1,
+          isMigratingZkBroker: false,
+          incarnationId: uuidOf(5),
+          brokerEpoch: 10n,
+          endPoints: [],
+          features: [],
+          rack: null,
+          fenced: false,
+          cordonedLogDirs: null,
+          ...fields,
+        }),
+      );
+      return delta.apply(new MetadataProvenance(0, 1, 0, true));
+    };
+    const losses: string[] = [];
+    const record = (image: MetadataImage, metadataVersion: number) =>
+      [...image.records(new ImageWriterOptions(metadataVersion, (loss) => losses.push(loss)))].find(
+        (written) => written.recordType === MetadataRecordType.REGISTER_BROKER_RECORD,
+      );
+    const shuttingDown = broker({ inControlledShutdown: true, logDirs: [] });
+    expect(record(shuttingDown, 6)).toMatchObject({ version: 0, data: { inControlledShutdown: false } });
+    expect(losses).toEqual(['the inControlledShutdown state of one or more brokers']);
+    expect(record(shuttingDown, 7)).toMatchObject({ version: 1, data: { inControlledShutdown: true } });
+    const withDirectories = broker({ inControlledShutdown: false, logDirs: [uuidOf(9)] });
+    expect(() => [...withDirectories.records(new ImageWriterOptions(16))]).toThrow(
+      /online log directories of one or more brokers cannot be represented at metadata.version 16/,
+    );
+    expect(record(withDirectories, 17)).toMatchObject({ version: 3, data: { logDirs: [uuidOf(9)] } });
+  });
 });

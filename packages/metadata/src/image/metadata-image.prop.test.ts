@@ -260,6 +260,36 @@ function placementsOf(image: MetadataImage) {
   return placements.sort((left, right) => (left.key < right.key ? -1 : left.key > right.key ? 1 : 0));
 }
 
+/** The broker states a RegisterBrokerRecord version may lack. */
+function brokersOf(image: MetadataImage) {
+  return [...image.cluster.brokers.values()]
+    .map((broker) => ({
+      brokerId: broker.brokerId,
+      inControlledShutdown: broker.inControlledShutdown,
+      isMigratingZkBroker: broker.isMigratingZkBroker,
+      logDirs: broker.logDirs.map((directory) => directory.toString()),
+      cordonedLogDirs: (broker.cordonedLogDirs ?? []).map((directory) => directory.toString()),
+    }))
+    .sort((left, right) => left.brokerId - right.brokerId);
+}
+
+/** Kafka's rules: whether this image holds what `options`' metadata.version cannot represent. */
+function losesAt(image: MetadataImage, options: ImageWriterOptions): boolean {
+  const placed = placementsOf(image).some((partition) =>
+    partition.directories.some((id) => id !== MIGRATING),
+  );
+  return (
+    (placed && !options.isDirectoryAssignmentSupported()) ||
+    brokersOf(image).some(
+      (broker) =>
+        (broker.inControlledShutdown && !options.isInControlledShutdownStateSupported()) ||
+        (broker.isMigratingZkBroker && !options.isMigrationSupported()) ||
+        (broker.logDirs.length > 0 && !options.isDirectoryAssignmentSupported()) ||
+        (broker.cordonedLogDirs.length > 0 && !options.isCordonedLogDirsSupported()),
+    )
+  );
+}
+
 describe('MetadataImage round trip', () => {
   it('image → records → image gives the same image, and the image matches a plain replay', () => {
     fc.assert(
@@ -284,18 +314,16 @@ describe('MetadataImage round trip', () => {
       fc.property(operationsArbitrary, chunkSizesArbitrary, (operations, chunkSizes) => {
         const image = replayInChunks(recordsOf(operations), chunkSizes);
         const options = new ImageWriterOptions(image.features.metadataVersion());
+        const loses = losesAt(image, options);
         let written: ApiMessageAndVersion[];
         try {
           written = [...image.records(options)].map((record) => serde.read(serde.write(record)));
         } catch (error) {
-          // Kafka's rule: only replicas placed in directories are a loss, before 3.7-IV2.
           expect(error).toBeInstanceOf(UnwritableMetadataError);
-          expect(options.isDirectoryAssignmentSupported()).toBe(false);
-          expect(
-            placementsOf(image).some((partition) => partition.directories.some((id) => id !== MIGRATING)),
-          ).toBe(true);
+          expect(loses).toBe(true);
           return;
         }
+        expect(loses).toBe(false);
         const delta = new MetadataDelta(MetadataImage.EMPTY);
         for (const record of written) delta.replay(record);
         const reloaded = delta.apply(image.provenance);
@@ -306,6 +334,7 @@ describe('MetadataImage round trip', () => {
           lastKnownElr: options.isElrSupported() ? partition.lastKnownElr : [],
         }));
         expect(placementsOf(reloaded)).toEqual(expected);
+        expect(brokersOf(reloaded)).toEqual(brokersOf(image));
       }),
       { numRuns: 150 },
     );

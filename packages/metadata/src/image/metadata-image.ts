@@ -82,7 +82,7 @@ export class MetadataImage {
     options = new ImageWriterOptions(this.features.metadataVersion()),
   ): Generator<ApiMessageAndVersion> {
     yield* this.features.records();
-    yield* this.cluster.records();
+    yield* this.cluster.records(options);
     yield* this.topics.records(options);
     yield* this.configs.records();
     yield* this.clientQuotas.records();
