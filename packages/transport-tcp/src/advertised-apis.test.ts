@@ -11,7 +11,7 @@ import {
   silentLogger,
 } from '@kraft/protocol';
 import { KafkaRaftClient, RaftDriver, SeededRandom, SystemTime, VoterSet } from '@kraft/raft';
-import { MockLog, MockQuorumStateStore } from '@kraft/raft/testing';
+import { MockLog, MockQuorumStateStore } from '@kraft/raft/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RawClient, requestFrame } from '../test/socket-harness.js';
 import { TcpNetworkChannel } from './tcp-network-channel.js';
