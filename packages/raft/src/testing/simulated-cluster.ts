@@ -216,6 +216,7 @@ export class SimulatedCluster<S extends Listener> {
     this.cluster.crash(nodeId, mode);
   }
 
+  /** Whether the node's process is up (not crashed, or restarted since). */
   isRunning(nodeId: number): boolean {
     return this.cluster.isRunning(nodeId);
   }
@@ -349,6 +350,11 @@ export class SimulatedCluster<S extends Listener> {
     for (const batch of new RecordsIterator(records))
       if (batch.lastOffset >= startOffset) batches.push(batch);
     return batches;
+  }
+
+  /** The id of the node's newest snapshot (cheap: nothing is read); undefined when none or down. */
+  latestSnapshotId(nodeId: number): OffsetAndEpoch | undefined {
+    return this.cluster.node(nodeId).current?.log.latestSnapshotId();
   }
 
   /** The node's newest snapshot, decoded; undefined when it has none or is down. */
