@@ -2,7 +2,13 @@ import { KRaftError } from '@kraft/protocol';
 import { type Batch, type CrashMode, RecordsIterator } from '@kraft/records';
 import type { OffsetAndEpoch } from '../ports/raft-log.js';
 import { DEFAULT_QUORUM_CONFIG, type QuorumConfig } from '../quorum-config.js';
-import type { BatchReader, Listener, SnapshotReader, SnapshotWriter } from '../raft-client.js';
+import type {
+  BatchReader,
+  LeaderAndEpoch,
+  Listener,
+  SnapshotReader,
+  SnapshotWriter,
+} from '../raft-client.js';
 import { Cluster, type NodeStateMachine, type StateMachineHost } from './cluster.js';
 import { HEALTHY_LINKS, type LinkConditions } from './network-filters.js';
 import type { SimulationRaftConfig } from './node-factory.js';
@@ -125,7 +131,7 @@ class TrackedStateMachine<S extends Listener> implements NodeStateMachine {
     this.applied = reader.snapshotId.offset;
   }
 
-  handleLeaderChange(leader: Parameters<NonNullable<Listener['handleLeaderChange']>>[0]): void {
+  handleLeaderChange(leader: LeaderAndEpoch): void {
     this.inner.handleLeaderChange?.(leader);
   }
 
