@@ -23,7 +23,7 @@ import {
 } from '@kraft/metadata';
 import { Uuid } from '@kraft/protocol';
 import { openKafkaRaftLog } from '@kraft/raft';
-import { RaftClientTestContext } from '@kraft/raft/testing';
+import { RaftClientTestContext } from '@kraft/raft/test-kit';
 import { NodeFileSystem, RecordsIterator } from '@kraft/records';
 
 function count(name: string, fallback: number): number {

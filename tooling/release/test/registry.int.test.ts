@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRegistry, startLocalRegistry } from '../src/local-registry.js';
 import { stageForMirror, thirdPartyClosure } from '../src/mirror.js';
 import { packPackage } from '../src/pack.js';
+import { publishedSubpaths } from '../src/package-rules.js';
 import { readmeQuickStart } from '../src/readme-example.js';
 import { buildPublishedPackages, publishedPackages, repositoryRoot } from '../src/workspace.js';
 
@@ -160,9 +161,7 @@ describe('the packages published to a local registry', () => {
   it.each(packages.map(({ name, manifest }) => [name, manifest] as const))(
     'imports every entry point of %s from the installed package',
     (name, manifest) => {
-      const subpaths = Object.keys(manifest.exports as Record<string, unknown>).filter(
-        (subpath) => subpath !== './package.json',
-      );
+      const subpaths = publishedSubpaths(manifest.exports);
       const specifiers = subpaths.map((subpath) => `${name}${subpath.slice(1)}`);
       const script = `for (const s of ${JSON.stringify(specifiers)}) { const m = await import(s); if (Object.keys(m).length === 0) throw new Error(s + ' exports nothing'); }`;
       execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: consumerDirectory });

@@ -1,4 +1,4 @@
-import { RaftClientTestContext } from '@kraft/raft/testing';
+import { RaftClientTestContext } from '@kraft/raft/test-kit';
 import { describe, expect, it } from 'vitest';
 import { ManualTime } from '../../test/support/loader-fixtures.js';
 import { latest, partitionRecord, uuidOf } from '../../test/support/random-metadata-records.js';

@@ -4,7 +4,7 @@ import type {
   NetworkChannel,
   NodeAddress,
   OutboundRequest,
-} from '../ports/network-channel.js';
+} from '../../src/ports/network-channel.js';
 
 export interface SentResponse {
   readonly request: InboundRequest;

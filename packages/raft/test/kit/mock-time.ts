@@ -1,4 +1,4 @@
-import type { Time } from '../ports/time.js';
+import type { Time } from '../../src/ports/time.js';
 
 /** A clock that moves only when told to. */
 export class MockTime implements Time {

@@ -12,16 +12,21 @@ import {
   type VoteResponseData,
 } from '@kraft/protocol';
 import { type Batch, type MemoryRecords, MemoryRecordsBuilder } from '@kraft/records';
-import { ElectionState } from '../election-state.js';
-import { Endpoints } from '../endpoints.js';
-import { DEFAULT_RPC_VERSIONS, KafkaRaftClient, RaftApiKey, type RpcVersions } from '../kafka-raft-client.js';
-import type { InboundRequest, OutboundRequest } from '../ports/network-channel.js';
-import type { OffsetAndEpoch, RaftLog } from '../ports/raft-log.js';
-import type { Random } from '../ports/random.js';
-import type { QuorumConfig } from '../quorum-config.js';
-import type { BatchReader, LeaderAndEpoch, Listener, SnapshotReader } from '../raft-client.js';
-import type { ElectionStateWrite, OperationCompletion } from '../raft-outbox.js';
-import { ReplicaKey } from '../replica-key.js';
+import { ElectionState } from '../../src/election-state.js';
+import { Endpoints } from '../../src/endpoints.js';
+import {
+  DEFAULT_RPC_VERSIONS,
+  KafkaRaftClient,
+  RaftApiKey,
+  type RpcVersions,
+} from '../../src/kafka-raft-client.js';
+import type { InboundRequest, OutboundRequest } from '../../src/ports/network-channel.js';
+import type { OffsetAndEpoch, RaftLog } from '../../src/ports/raft-log.js';
+import type { Random } from '../../src/ports/random.js';
+import type { QuorumConfig } from '../../src/quorum-config.js';
+import type { BatchReader, LeaderAndEpoch, Listener, SnapshotReader } from '../../src/raft-client.js';
+import type { ElectionStateWrite, OperationCompletion } from '../../src/raft-outbox.js';
+import { ReplicaKey } from '../../src/replica-key.js';
 import {
   buildBeginQuorumEpochRequest,
   buildEndQuorumEpochRequest,
@@ -36,8 +41,8 @@ import {
   METADATA_TOPIC,
   type ReplicatedTopic,
   singlePartition,
-} from '../rpc/raft-messages.js';
-import { VoterSet } from '../voter-set.js';
+} from '../../src/rpc/raft-messages.js';
+import { VoterSet } from '../../src/voter-set.js';
 import { carryOutReadyAtOnce } from './carry-out-ready.js';
 import { MockLog } from './mock-log.js';
 import { MockNetworkChannel } from './mock-network-channel.js';

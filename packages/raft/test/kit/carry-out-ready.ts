@@ -1,7 +1,7 @@
 import { IllegalStateError } from '@kraft/protocol';
-import type { NetworkChannel } from '../ports/network-channel.js';
-import type { QuorumStateStore } from '../ports/quorum-state-store.js';
-import type { ElectionStateWrite, OperationCompletion, RaftReady } from '../raft-outbox.js';
+import type { NetworkChannel } from '../../src/ports/network-channel.js';
+import type { QuorumStateStore } from '../../src/ports/quorum-state-store.js';
+import type { ElectionStateWrite, OperationCompletion, RaftReady } from '../../src/raft-outbox.js';
 
 /** The client side of the effects path, as a synchronous test harness drives it. */
 export interface ReadyClient {

@@ -2,7 +2,7 @@ import type {
   QuorumStateData,
   QuorumStateDataVersion,
   QuorumStateStore,
-} from '../ports/quorum-state-store.js';
+} from '../../src/ports/quorum-state-store.js';
 
 /** An in-memory QuorumStateStore that keeps every write, for assertions. */
 export class MockQuorumStateStore implements QuorumStateStore {

@@ -1,5 +1,5 @@
 import { recordsToBuffer } from '@kraft/records';
-import type { RaftLog } from '../../src/ports/raft-log.js';
+import type { RaftLog } from '../ports/raft-log.js';
 import { type CommittedHistory, splitBatches } from './committed-history.js';
 
 /** A running incarnation of a node, as the invariants read it. */

@@ -1,15 +1,16 @@
 import { DescribeQuorumRequest, type DescribeQuorumResponseData, KRaftError } from '@kraft/protocol';
 import { type CrashMode, MemoryFileSystem } from '@kraft/records';
-import { FileQuorumStateStore } from '../../src/io/file-quorum-state-store.js';
-import type { InboundRequest, InboundResponse } from '../../src/ports/network-channel.js';
+import { FileQuorumStateStore } from '../io/file-quorum-state-store.js';
+import type { InboundRequest, InboundResponse } from '../ports/network-channel.js';
 import type {
   QuorumStateData,
   QuorumStateDataVersion,
   QuorumStateStore,
-} from '../../src/ports/quorum-state-store.js';
-import type { RaftLog } from '../../src/ports/raft-log.js';
-import type { ElectionStateWrite } from '../../src/raft-outbox.js';
-import { FollowerState } from '../../src/states/follower-state.js';
+} from '../ports/quorum-state-store.js';
+import type { OffsetAndEpoch, RaftLog } from '../ports/raft-log.js';
+import type { Listener, SnapshotWriter } from '../raft-client.js';
+import type { ElectionStateWrite } from '../raft-outbox.js';
+import { FollowerState } from '../states/follower-state.js';
 import { CommittedHistory } from './committed-history.js';
 import { describeEvent, EventScheduler, type SimulationEvent } from './event-scheduler.js';
 import { GatedSyncFileSystem, type SyncGate } from './gated-sync-file-system.js';
@@ -25,14 +26,13 @@ import { HEALTHY_LINKS, type LinkConditions } from './network-filters.js';
 import {
   createSimulatedClient,
   openSimulatedLog,
-  type Sabotage,
   type SimulatedClient,
   type SimulationRaftConfig,
 } from './node-factory.js';
 import { protocolCodec } from './protocol-codec.js';
 import { encodeValue, ReplicatedCounter } from './replicated-counter.js';
 import type { SimulationRandom } from './simulation-random.js';
-import { Trace } from './trace.js';
+import { type TraceRecorder, UNRECORDED_TRACE } from './trace-recorder.js';
 
 /** `metadata.log.dir`; the log lives in its `__cluster_metadata-0` directory, as in Kafka. */
 export const METADATA_LOG_DIRECTORY = '/kraft';
@@ -46,14 +46,45 @@ export interface ClusterOptions {
   readonly raftConfig: SimulationRaftConfig;
   /** Encode and decode every message through @kraft/protocol. */
   readonly roundTripMessages: boolean;
-  /** A bug planted in every node's log, to prove the invariants catch it (never in the tiers). */
-  readonly sabotage?: Sabotage;
-  /** Values applied between two snapshots of each node's state machine. */
+  /**
+   * Wraps every node's log as it opens: the seam for bugs planted behind the log port, to prove
+   * the invariants catch them (never in the tiers).
+   */
+  readonly wrapLog?: (log: RaftLog) => RaftLog;
+  /** Wraps every node's client as it starts (a planted bug in a client method). */
+  readonly wrapClient?: (client: SimulatedClient, log: RaftLog) => SimulatedClient;
+  /** Values applied between two snapshots of each node's default state machine (the counter). */
   readonly snapshotEveryRecords: number;
+  /**
+   * Builds each node incarnation's state machine; by default the harness's replicated counter,
+   * which the workload (`startWorkload`) feeds.
+   */
+  readonly createStateMachine?: (host: StateMachineHost) => NodeStateMachine;
   /** The disk's usual fdatasync time: a flush completes within [0, this] ms when no fault slows it. */
   readonly flushDelayMaxMs: number;
   readonly maxEvents: number;
-  readonly keepTraceLines?: number;
+  /** Receives every trace line (the simulator hashes them); by default nothing is kept. */
+  readonly trace?: TraceRecorder;
+}
+
+/** A node's state machine: a raft `Listener` that says how far it has applied the log. */
+export interface NodeStateMachine extends Listener {
+  /** One past the last offset applied (the snapshot id's offset right after loading one). */
+  appliedOffset(): number;
+}
+
+/** What the cluster gives the state machine of one node incarnation. */
+export interface StateMachineHost {
+  readonly nodeId: number;
+  readonly incarnation: number;
+  isLeader(): boolean;
+  highWatermark(): number | undefined;
+  /** A snapshot writer from this node's client (undefined when that snapshot exists). */
+  createSnapshot(snapshotId: OffsetAndEpoch): SnapshotWriter | undefined;
+  /** The simulated time, for snapshot timestamps. */
+  nowMs(): number;
+  /** Reports a broken contract; the run fails with it. */
+  violation(message: string): void;
 }
 
 /** Faults applied at the edges (disk and timers); the network's live in the router. */
@@ -152,7 +183,7 @@ class RunningNode implements RunningNodeView, RouterEndpoint {
     readonly incarnation: number,
     readonly log: RaftLog,
     readonly client: SimulatedClient,
-    readonly counter: ReplicatedCounter,
+    readonly counter: NodeStateMachine,
     readonly channel: SimulatedNetworkChannel,
     readonly store: QuorumStateStore,
     private readonly cluster: Cluster,
@@ -215,7 +246,7 @@ export class SimulatedNode implements NodeView {
  */
 export class Cluster {
   readonly scheduler = new EventScheduler();
-  readonly trace: Trace;
+  readonly trace: TraceRecorder;
   readonly history = new CommittedHistory();
   readonly router: MessageRouter;
   readonly checker: InvariantChecker;
@@ -249,7 +280,7 @@ export class Cluster {
   >();
 
   constructor(readonly options: ClusterOptions) {
-    this.trace = new Trace(options.keepTraceLines ?? 4000);
+    this.trace = options.trace ?? UNRECORDED_TRACE;
     this.edgeFaults = { timerJitterMs: 0, flushDelayMaxMs: options.flushDelayMaxMs };
     const codec = options.roundTripMessages ? this.checkedCodec(protocolCodec) : undefined;
     this.router = new MessageRouter(
@@ -341,13 +372,13 @@ export class Cluster {
     const gate: SyncGate = {
       awaitCompletion: () => running?.flush?.awaitCompletion() ?? Promise.resolve(),
     };
-    const log = openSimulatedLog(
+    const openedLog = openSimulatedLog(
       new GatedSyncFileSystem(node.fileSystem, gate),
       METADATA_LOG_DIRECTORY,
       this.options.raftConfig,
       () => this.nowMs(),
-      this.options.sabotage,
     );
+    const log = this.options.wrapLog === undefined ? openedLog : this.options.wrapLog(openedLog);
     if (this.checker.selection.durableFlush && log.endOffset() < node.durableEndOffset()) {
       this.violation(
         `node ${nodeId} recovered its log to ${log.endOffset()} below the flushed offset ${node.durableEndOffset()}`,
@@ -358,20 +389,20 @@ export class Cluster {
       (data) => this.onPersistedElection(nodeId, data),
     );
     const channel = this.router.channelFor(nodeId, node.incarnation);
-    const counter = new ReplicatedCounter(
-      {
-        nodeId,
-        isLeader: () => running?.client.isLeader() ?? false,
-        highWatermark: () => running?.client.highWatermark(),
-        createSnapshot: (snapshotId) => running?.client.createSnapshot(snapshotId, this.nowMs()),
-        committed: (value, offset) => this.onCommitted(value, offset),
-        violation: (message) => this.violation(message),
-        trace: (line) => this.trace.record(this.nowMs(), line),
-      },
-      this.history,
-      this.options.snapshotEveryRecords,
-    );
-    const client = createSimulatedClient({
+    const host: StateMachineHost = {
+      nodeId,
+      incarnation: node.incarnation,
+      isLeader: () => running?.client.isLeader() ?? false,
+      highWatermark: () => running?.client.highWatermark(),
+      createSnapshot: (snapshotId) => running?.client.createSnapshot(snapshotId, this.nowMs()),
+      nowMs: () => this.nowMs(),
+      violation: (message) => this.violation(message),
+    };
+    const counter =
+      this.options.createStateMachine === undefined
+        ? this.createCounter(host)
+        : this.options.createStateMachine(host);
+    const createdClient = createSimulatedClient({
       nodeId,
       voterIds: this.voterIds,
       log,
@@ -380,8 +411,9 @@ export class Cluster {
       random: node.random.fork(),
       config: this.options.raftConfig,
       nowMs,
-      sabotage: this.options.sabotage,
     });
+    const client =
+      this.options.wrapClient === undefined ? createdClient : this.options.wrapClient(createdClient, log);
     running = new RunningNode(nodeId, node.incarnation, log, client, counter, channel, store, this);
     client.register(counter);
     node.current = running;
@@ -391,6 +423,22 @@ export class Cluster {
       `start node ${nodeId} incarnation ${node.incarnation} log ${log.startOffset()}..${log.endOffset()}`,
     );
     this.requestPoll(running, nowMs);
+  }
+
+  private createCounter(host: StateMachineHost): ReplicatedCounter {
+    return new ReplicatedCounter(
+      {
+        nodeId: host.nodeId,
+        isLeader: host.isLeader,
+        highWatermark: host.highWatermark,
+        createSnapshot: host.createSnapshot,
+        committed: (value, offset) => this.onCommitted(value, offset),
+        violation: host.violation,
+        trace: (line) => this.trace.record(this.nowMs(), line),
+      },
+      this.history,
+      this.options.snapshotEveryRecords,
+    );
   }
 
   /** Power loss: the process dies and every unsynced byte is lost (or torn, or garbled). */

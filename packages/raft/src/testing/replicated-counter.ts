@@ -1,5 +1,5 @@
-import type { OffsetAndEpoch } from '../../src/ports/raft-log.js';
-import type { BatchReader, LeaderAndEpoch, Listener, SnapshotReader } from '../../src/raft-client.js';
+import type { OffsetAndEpoch } from '../ports/raft-log.js';
+import type { BatchReader, LeaderAndEpoch, Listener, SnapshotReader } from '../raft-client.js';
 import type { CommittedHistory, MachineState } from './committed-history.js';
 
 /** A workload value: a positive int32 in 4 bytes, unique per run. */

@@ -18,12 +18,17 @@ export type RoutingDecision =
  * duplication, and delay (independent per copy, which also reorders messages).
  */
 export interface LinkConditions {
+  /** The chance that a message is lost. */
   dropProbability: number;
+  /** The chance that a message is delivered twice (each copy with its own delay). */
   duplicateProbability: number;
+  /** The shortest delivery delay. */
   minDelayMs: number;
+  /** The longest usual delivery delay; copies drawn apart arrive out of order. */
   maxDelayMs: number;
   /** A rare long delay: a stale message arriving long after newer ones. */
   slowProbability: number;
+  /** What a slow message waits on top of its usual delay. */
   slowDelayMs: number;
 }
 

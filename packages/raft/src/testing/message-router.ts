@@ -4,7 +4,7 @@ import type {
   NetworkChannel,
   NodeAddress,
   OutboundRequest,
-} from '../../src/ports/network-channel.js';
+} from '../ports/network-channel.js';
 import type { EventScheduler, SimulationEvent } from './event-scheduler.js';
 import {
   HEALTHY_LINKS,
@@ -14,7 +14,7 @@ import {
   route,
 } from './network-filters.js';
 import type { SimulationRandom } from './simulation-random.js';
-import type { Trace } from './trace.js';
+import type { TraceRecorder } from './trace-recorder.js';
 
 /** Kafka error codes the transport synthesizes (Errors.java). */
 export const REQUEST_TIMED_OUT = 7;
@@ -84,7 +84,7 @@ export class MessageRouter {
   constructor(
     private readonly scheduler: EventScheduler,
     private readonly random: SimulationRandom,
-    private readonly trace: Trace,
+    private readonly trace: TraceRecorder,
     private readonly requestTimeoutMs: number,
     private readonly codec?: MessageCodec,
   ) {}

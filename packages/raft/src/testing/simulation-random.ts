@@ -1,5 +1,5 @@
 import { invariant } from '@kraft/protocol';
-import { type Random, SeededRandom } from '../../src/ports/random.js';
+import { type Random, SeededRandom } from '../ports/random.js';
 
 /**
  * The run's seeded generator with the helpers the harness needs. Each node gets its own forked

@@ -1,6 +1,6 @@
 import { invariant } from '@kraft/protocol';
 import { CorruptRecordError, MemoryRecords, type Records } from '@kraft/records';
-import { RaftLogStateError } from '../errors/raft-log-state-error.js';
+import { RaftLogStateError } from '../../src/errors/raft-log-state-error.js';
 import type {
   Isolation,
   LogAppendInfo,
@@ -10,7 +10,7 @@ import type {
   RawSnapshotReader,
   RawSnapshotWriter,
   ValidOffsetAndEpoch,
-} from '../ports/raft-log.js';
+} from '../../src/ports/raft-log.js';
 
 interface LogBatch {
   readonly baseOffset: number;

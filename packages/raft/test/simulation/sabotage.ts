@@ -1,77 +1,8 @@
-import { LogConfig } from '@kraft/log';
-import { FileRecords, type FileSystem } from '@kraft/records';
+import { FileRecords } from '@kraft/records';
 import { RecordsSnapshotWriter } from '../../src/internals/records-snapshot-writer.js';
-import { openKafkaRaftLog } from '../../src/io/kafka-raft-log.js';
-import { KafkaRaftClient } from '../../src/kafka-raft-client.js';
-import type { InboundRequest, InboundResponse, NetworkChannel } from '../../src/ports/network-channel.js';
-import type { QuorumStateStore } from '../../src/ports/quorum-state-store.js';
-import type { LogFetchInfo, OffsetAndEpoch, RaftLog } from '../../src/ports/raft-log.js';
-import type { Random } from '../../src/ports/random.js';
-import type { QuorumConfig } from '../../src/quorum-config.js';
-import type { QuorumState } from '../../src/quorum-state.js';
-import type { LeaderAndEpoch, Listener, SnapshotWriter } from '../../src/raft-client.js';
-import type { RaftReady } from '../../src/raft-outbox.js';
+import type { LogFetchInfo, RaftLog } from '../../src/ports/raft-log.js';
 import { FollowerState } from '../../src/states/follower-state.js';
-import { VoterSet } from '../../src/voter-set.js';
-
-/** The log settings a seed picks. */
-export interface SimulationLogConfig {
-  readonly segmentBytes: number;
-  readonly retentionMaxBytes: number;
-  readonly preallocateSegments: boolean;
-}
-
-/** Raft timeouts plus the log settings a seed picks. */
-export interface SimulationRaftConfig {
-  readonly quorum: QuorumConfig;
-  readonly log: SimulationLogConfig;
-  /** The listener readers' refill buffer: Kafka's 8 MiB, or small so committed reads span refills. */
-  readonly listenerReadBufferBytes: number;
-}
-
-/** What the harness calls on a node's client. */
-export interface SimulatedClient {
-  poll(nowMs: number): number;
-  handleRequest(request: InboundRequest, nowMs: number): void;
-  handleResponse(response: InboundResponse, nowMs: number): void;
-  onLogFlushed(offset: number, nowMs: number): void;
-  ready(): RaftReady;
-  onElectionStatePersisted(id: number, nowMs: number): void;
-  register(listener: Listener): void;
-  scheduleAppend(epoch: number, records: readonly Buffer[]): number;
-  createSnapshot(snapshotId: OffsetAndEpoch, lastContainedLogTimestamp: number): SnapshotWriter | undefined;
-  leaderAndEpoch(): LeaderAndEpoch;
-  highWatermark(): number | undefined;
-  isLeader(): boolean;
-  /** The core's quorum state, read by the harness to tell a settled cluster (never changed). */
-  quorumState(): QuorumState;
-  shutdown(timeoutMs: number, nowMs: number): void;
-  isShutdownComplete(): boolean;
-}
-
-/** Opens the real segmented log over the node's disk (recovering after a crash). */
-export function openSimulatedLog(
-  fileSystem: FileSystem,
-  directory: string,
-  config: SimulationRaftConfig,
-  time: () => number,
-  sabotage: Sabotage | undefined,
-): RaftLog {
-  const log = openKafkaRaftLog({
-    dir: directory,
-    fileSystem,
-    time,
-    config: new LogConfig({
-      internalSegmentBytes: config.log.segmentBytes,
-      retentionMaxBytes: config.log.retentionMaxBytes,
-      // Index files are preallocated in memory: keep them small.
-      segmentIndexBytes: 4_096,
-      indexIntervalBytes: 256,
-      preallocate: config.log.preallocateSegments,
-    }),
-  });
-  return sabotage === undefined ? log : sabotagedLog(log, sabotage, config.listenerReadBufferBytes);
-}
+import type { SimulatedClient } from '../../src/testing/node-factory.js';
 
 /**
  * Deliberate bugs planted in the node under test, to prove the invariants catch them (mutation
@@ -126,7 +57,8 @@ function withOverrides<T extends object>(target: T, overrides: Partial<T>): T {
   });
 }
 
-function sabotagedLog(log: RaftLog, sabotage: Sabotage, listenerReadBufferBytes: number): RaftLog {
+/** The node's log with `sabotage`'s planted bug, if it lives behind the log port. */
+export function sabotagedLog(log: RaftLog, sabotage: Sabotage, listenerReadBufferBytes: number): RaftLog {
   let claimedFlushed = log.lastFlushedOffset();
   const overridesBySabotage: Record<Sabotage, Partial<RaftLog>> = {
     'unsynced-flush': {
@@ -191,7 +123,7 @@ function readInWholeBufferFills(
  * it: below the high watermark the real method runs; above it the log is asked directly).
  */
 function createSnapshotWithoutHighWatermarkCheck(
-  client: KafkaRaftClient,
+  client: SimulatedClient,
   log: RaftLog,
 ): SimulatedClient['createSnapshot'] {
   const original = client.createSnapshot.bind(client);
@@ -220,35 +152,8 @@ export function plantCoreSabotage(sabotage: Sabotage | undefined): () => void {
   };
 }
 
-export interface SimulatedClientOptions {
-  readonly nodeId: number;
-  readonly voterIds: readonly number[];
-  readonly log: RaftLog;
-  readonly store: QuorumStateStore;
-  readonly channel: NetworkChannel;
-  readonly random: Random;
-  readonly config: SimulationRaftConfig;
-  readonly nowMs: number;
-  readonly sabotage: Sabotage | undefined;
-}
-
-/** A real KafkaRaftClient with static voters `voterIds`, initialized from its store and log. */
-export function createSimulatedClient(options: SimulatedClientOptions): SimulatedClient {
-  const client = new KafkaRaftClient({
-    nodeId: options.nodeId,
-    voters: VoterSet.fromIds(options.voterIds),
-    log: options.log,
-    network: options.channel,
-    quorumStateStore: options.store,
-    random: options.random,
-    config: options.config.quorum,
-    listenerReadBufferBytes: options.config.listenerReadBufferBytes,
-  });
-  client.initialize(options.nowMs);
-  const quorum = client.quorumState();
-  const simulated: SimulatedClient = Object.assign(client, { isLeader: () => quorum.isLeader() });
-  if (options.sabotage !== 'snapshot-above-hwm') return simulated;
-  return withOverrides(simulated, {
-    createSnapshot: createSnapshotWithoutHighWatermarkCheck(client, options.log),
-  });
+/** The node's client with `sabotage`'s planted bug, if it lives in a client method. */
+export function sabotagedClient(client: SimulatedClient, log: RaftLog, sabotage: Sabotage): SimulatedClient {
+  if (sabotage !== 'snapshot-above-hwm') return client;
+  return withOverrides(client, { createSnapshot: createSnapshotWithoutHighWatermarkCheck(client, log) });
 }
