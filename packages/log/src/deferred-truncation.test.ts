@@ -99,6 +99,17 @@ describe('a truncation deferred to the next flush (ADR 0029)', () => {
     expect(read.startOffsetMetadata.offset).toBe(24);
   });
 
+  it('keeps a held append intact when the caller reuses its buffer', async () => {
+    const { fileSystem, log } = await flushedLog();
+    log.truncateTo(24);
+    const records = dataBatch({ baseOffset: 24, epoch: 3, count: 2 });
+    log.appendAsFollower(records, 3);
+    records.buffer().fill(0);
+    expect(await log.flush()).toBe(26);
+    log.close();
+    expect(readAll(open(fileSystem), 'uncommitted').at(-1)).toMatchObject({ baseOffset: 24, epoch: 3 });
+  });
+
   it('makes the cut durable on close without a flush', async () => {
     const { fileSystem, log } = await flushedLog();
     log.truncateTo(24);

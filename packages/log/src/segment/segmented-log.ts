@@ -630,7 +630,8 @@ export class SegmentedLog {
     } else {
       const firstOffset = this.logEndOffsetValue;
       this.pendingTruncation.heldAppends.push({
-        records,
+        // A copy: the caller may reuse its buffer (a network read buffer) once the append returns.
+        records: MemoryRecords.readableRecords(Buffer.from(records.buffer())),
         firstOffset,
         lastOffset,
         sizeInBytes,
