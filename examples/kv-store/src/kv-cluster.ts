@@ -6,7 +6,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { RaftNodeConfig } from '@kraft/raft';
 import type { BoundMessage, StartMessage } from './kv-process.js';
 
@@ -31,7 +32,11 @@ export interface KvMember {
   process: ChildProcess | undefined;
 }
 
-const PROCESS_ENTRY = join(import.meta.dirname, 'kv-process.ts');
+/** Beside this module: the TypeScript source in the workspace (run through tsx), or compiled JavaScript. */
+const PROCESS_ENTRY = fileURLToPath(new URL(`./kv-process${extname(import.meta.url)}`, import.meta.url));
+const PROCESS_ARGUMENTS = PROCESS_ENTRY.endsWith('.ts')
+  ? ['--conditions=@kraft/source', '--import', 'tsx', PROCESS_ENTRY]
+  : [PROCESS_ENTRY];
 const STOP_TIMEOUT_MS = 5_000;
 
 export class KvCluster {
@@ -76,6 +81,26 @@ export class KvCluster {
     return member;
   }
 
+  /** The id of a running node that reports itself leader, asking each over HTTP until one does. */
+  async waitForLeader(timeoutMs = 20_000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      for (const member of this.members) {
+        if (member.process === undefined) continue;
+        try {
+          const response = await fetch(`${this.httpUrl(member)}/status`, {
+            signal: AbortSignal.timeout(1_000),
+          });
+          if (((await response.json()) as { role: string }).role === 'leader') return member.nodeId;
+        } catch {
+          // Not listening yet, paused or just killed: ask the next one.
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`no leader within ${timeoutMs} ms`);
+  }
+
   /** kill -9: the process gets no chance to flush or resign. */
   async kill(nodeId: number): Promise<void> {
     await stopProcess(this.member(nodeId), 'SIGKILL');
@@ -106,7 +131,7 @@ export class KvCluster {
   private async spawnMember(member: KvMember): Promise<ChildProcess> {
     mkdirSync(member.directory, { recursive: true });
     const output = this.options.logToFiles === true ? 'pipe' : 'inherit';
-    const child = spawn(process.execPath, ['--conditions=@kraft/source', '--import', 'tsx', PROCESS_ENTRY], {
+    const child = spawn(process.execPath, PROCESS_ARGUMENTS, {
       cwd: join(import.meta.dirname, '..'),
       stdio: ['ignore', output, output, 'ipc'],
       env: {

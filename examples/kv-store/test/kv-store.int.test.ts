@@ -57,30 +57,11 @@ async function startCluster(options: Partial<KvClusterOptions> = {}): Promise<Kv
     baseDirectory: directory,
     config: TEST_CONFIG,
     logToFiles: true,
+    // Each process compiles its TypeScript through tsx first: slow on a loaded machine.
+    startTimeoutMs: 60_000,
     ...options,
   });
   return cluster;
-}
-
-/** The node id that a running node reports as leading, once one does. */
-async function waitForLeader(running: KvCluster): Promise<number> {
-  const deadline = Date.now() + LEADER_WAIT_MS;
-  while (Date.now() < deadline) {
-    for (const member of running.members) {
-      if (member.process === undefined) continue;
-      try {
-        const response = await fetch(`${running.httpUrl(member)}/status`, {
-          signal: AbortSignal.timeout(1_000),
-        });
-        const status = (await response.json()) as { role: string };
-        if (status.role === 'leader') return member.nodeId;
-      } catch {
-        // Not up yet, or just killed: ask the next one.
-      }
-    }
-    await sleep(100);
-  }
-  throw new Error(`no leader within ${LEADER_WAIT_MS} ms`);
 }
 
 const lastSeen = new Map<string, string>();
@@ -146,7 +127,7 @@ describe('kv-store on three processes', () => {
     const recorder: KvRecorder = new HistoryRecorder<KvInput, KvOutput>();
     const counts = { ok: 0, fail: 0, info: 0, okAfterLastRestart: 0 };
     const lastRestart = { atMs: Number.POSITIVE_INFINITY };
-    await waitForLeader(running);
+    await running.waitForLeader(LEADER_WAIT_MS);
     const deadline = Date.now() + WORKLOAD_MS;
     const clients = Array.from({ length: CLIENTS }, (_, clientId) =>
       runClient(running, recorder, clientId, deadline, counts, lastRestart),
@@ -154,7 +135,7 @@ describe('kv-store on three processes', () => {
     const killed: number[] = [];
     for (let kill = 0; kill < KILLS; kill++) {
       await sleep(WORKLOAD_MS / (KILLS + 1) - DOWN_MS);
-      const leader = await waitForLeader(running);
+      const leader = await running.waitForLeader(LEADER_WAIT_MS);
       await running.kill(leader);
       killed.push(leader);
       await sleep(DOWN_MS);
@@ -194,13 +175,13 @@ describe('kv-store on three processes', () => {
 async function readFromDeposedLeader(staleLinearizableReads: boolean) {
   const running = await startCluster({ staleLinearizableReads });
   const recorder: KvRecorder = new HistoryRecorder<KvInput, KvOutput>();
-  const oldLeader = await waitForLeader(running);
+  const oldLeader = await running.waitForLeader(LEADER_WAIT_MS);
   const oldLeaderUrl = running.httpUrl(running.member(oldLeader));
   expect((await recordedCall(recorder, 0, oldLeaderUrl, { type: 'put', key: 'k', value: 'old' })).kind).toBe(
     'ok',
   );
   running.pause(oldLeader);
-  const newLeader = await waitForLeader(running);
+  const newLeader = await running.waitForLeader(LEADER_WAIT_MS);
   const newLeaderUrl = running.httpUrl(running.member(newLeader));
   expect((await recordedCall(recorder, 0, newLeaderUrl, { type: 'put', key: 'k', value: 'new' })).kind).toBe(
     'ok',
