@@ -5,6 +5,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import {
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -224,6 +225,30 @@ describe('the packages published to a local registry', () => {
       expect(output.trim()).not.toBe('');
     },
   );
+
+  // issue 16: the example is built from the installed packages, as a user copying it would.
+  it('compiles the kv-store example against the installed @kraft/raft and runs it on three processes', () => {
+    const exampleDirectory = join(consumerDirectory, 'kv-store');
+    for (const folder of ['src', 'scripts']) {
+      cpSync(join(repositoryRoot, 'examples', 'kv-store', folder), join(exampleDirectory, folder), {
+        recursive: true,
+      });
+    }
+    const tsconfig = JSON.parse(readFileSync(join(consumerFixtures, 'tsconfig.node16.json'), 'utf8'));
+    tsconfig.include = ['src/*.ts', 'scripts/*.ts'];
+    writeFileSync(join(exampleDirectory, 'tsconfig.json'), JSON.stringify(tsconfig));
+    compileConsumer(join(exampleDirectory, 'tsconfig.json'));
+    const output = execFileSync(process.execPath, [join(exampleDirectory, 'dist', 'scripts', 'smoke.js')], {
+      cwd: exampleDirectory,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(JSON.parse(output)).toEqual({
+      put: 204,
+      cas: { swapped: true },
+      get: { status: 200, value: 'world' },
+    });
+  }, 180_000);
 
   // Last, since it publishes the tree's own versions: `pnpm release` (build, then changesets'
   // publish, which runs pnpm publish per package) aimed at the local registry, without git tags.
