@@ -157,6 +157,12 @@ export class ByteWriter {
   writeUnsignedVarint(value: number): this {
     // `>>> 0` maps every integer in 0..2^32-1 to itself and anything else elsewhere: one check.
     if (value >>> 0 !== value) throw new IllegalStateError(`unsigned varint out of range: ${value}`);
+    if (value < 0x80) {
+      this.ensure(1);
+      this.buffer[this.offset] = value;
+      this.offset += 1;
+      return this;
+    }
     this.ensure(5);
     let remaining = value;
     while (remaining >= 0x80) {
