@@ -114,8 +114,18 @@ export class ByteWriter {
   /** Writes Kafka's `int32`, big-endian; a value outside the int32 range is Node's `RangeError`. */
   writeInt32(value: number): this {
     this.ensure(4);
-    this.buffer.writeInt32BE(value, this.offset);
-    this.offset += 4;
+    const buffer = this.buffer;
+    const offset = this.offset;
+    if (value === (value | 0)) {
+      // An int32 already: its bytes directly, without Buffer's own checks.
+      buffer[offset] = value >>> 24;
+      buffer[offset + 1] = value >>> 16;
+      buffer[offset + 2] = value >>> 8;
+      buffer[offset + 3] = value;
+    } else {
+      buffer.writeInt32BE(value, offset); // Node's RangeError or TypeError for anything else
+    }
+    this.offset = offset + 4;
     return this;
   }
 
