@@ -1,0 +1,111 @@
+// Kafka's raft workload shape driven at a peer system through its client: records of one size at
+// an offered rate, throttled as the test server's generator (record n due at start + n / rate),
+// with no more than a bound of bytes written and not yet acknowledged.
+import { build, encodeIntoCompressedBase64 } from 'hdr-histogram-js';
+
+/** One write of `value`, resolved once the peer acknowledged it as durable (committed). */
+export interface PeerWriter {
+  write(sequence: number, value: Buffer): Promise<void>;
+}
+
+export interface PeerWorkloadOptions {
+  readonly throughputRecordsPerSecond: number;
+  readonly recordSizeBytes: number;
+  readonly warmupMs: number;
+  readonly durationMs: number;
+  /** Written but not acknowledged bytes above which the driver waits, as the test server's 4 MiB. */
+  readonly maxOutstandingBytes: number;
+}
+
+export interface PeerWorkloadFigures {
+  readonly committedRecords: number;
+  readonly windowMs: number;
+  readonly committedRecordsPerSecond: number;
+  readonly committedBytesPerSecond: number;
+  readonly failedWrites: number;
+  readonly firstError: string | undefined;
+  /** Acknowledgement latency (send to ack) over the window, microseconds, compressed base64. */
+  readonly latencyHistogram: string | undefined;
+  readonly latencyMs: Readonly<Record<string, number>>;
+}
+
+const PERCENTILES = [50, 75, 90, 99, 99.9, 99.99] as const;
+const HIGHEST_TRACKABLE_MICROSECONDS = 60_000_000;
+/** The driver's tick: Node's timers fire at best every millisecond. */
+const TICK_MS = 1;
+
+/**
+ * Runs the workload for warm-up + duration. Latency is recorded, and acknowledged records counted,
+ * only for writes sent inside the measured window; writes still outstanding at its end are awaited
+ * (bounded by the outstanding bytes) so nothing is left running.
+ */
+export async function runPeerWorkload(
+  writer: PeerWriter,
+  options: PeerWorkloadOptions,
+): Promise<PeerWorkloadFigures> {
+  const { recordSizeBytes, throughputRecordsPerSecond } = options;
+  const maxOutstandingRecords = Math.max(1, Math.floor(options.maxOutstandingBytes / recordSizeBytes));
+  const value = Buffer.alloc(recordSizeBytes);
+  const histogram = build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: HIGHEST_TRACKABLE_MICROSECONDS,
+    numberOfSignificantValueDigits: 3,
+  });
+  const startMs = performance.now();
+  const windowStartMs = startMs + options.warmupMs;
+  const windowEndMs = windowStartMs + options.durationMs;
+  let sent = 0;
+  let outstanding = 0;
+  let committedRecords = 0;
+  let failedWrites = 0;
+  let firstError: string | undefined;
+  const inFlight = new Set<Promise<void>>();
+  const send = () => {
+    const sentAtMs = performance.now();
+    const measured = sentAtMs >= windowStartMs && sentAtMs < windowEndMs;
+    outstanding += 1;
+    const write = writer.write(sent, value).then(
+      () => {
+        if (!measured) return;
+        committedRecords += 1;
+        const latencyMicroseconds = Math.round((performance.now() - sentAtMs) * 1000);
+        histogram.recordValue(Math.min(HIGHEST_TRACKABLE_MICROSECONDS, Math.max(1, latencyMicroseconds)));
+      },
+      (error: unknown) => {
+        failedWrites += 1;
+        firstError ??= error instanceof Error ? error.message : String(error);
+      },
+    );
+    const tracked = write.finally(() => {
+      outstanding -= 1;
+      inFlight.delete(tracked);
+    });
+    inFlight.add(tracked);
+    sent += 1;
+  };
+  while (performance.now() < windowEndMs) {
+    const due = Math.floor(((performance.now() - startMs) * throughputRecordsPerSecond) / 1000) + 1;
+    while (sent < due && outstanding < maxOutstandingRecords) send();
+    await new Promise((resolve) => setTimeout(resolve, TICK_MS));
+  }
+  await Promise.all(inFlight);
+  const windowMs = options.durationMs;
+  const latencyMs: Record<string, number> = {};
+  if (histogram.totalCount > 0) {
+    for (const percentile of PERCENTILES)
+      latencyMs[`p${percentile}`] = histogram.getValueAtPercentile(percentile) / 1000;
+    latencyMs['max'] = histogram.maxValue / 1000;
+  }
+  const figures = {
+    committedRecords,
+    windowMs,
+    committedRecordsPerSecond: (committedRecords * 1000) / windowMs,
+    committedBytesPerSecond: (committedRecords * 1000 * recordSizeBytes) / windowMs,
+    failedWrites,
+    firstError,
+    latencyHistogram: histogram.totalCount > 0 ? encodeIntoCompressedBase64(histogram) : undefined,
+    latencyMs,
+  };
+  histogram.destroy();
+  return figures;
+}
