@@ -14,6 +14,12 @@ export interface SweepScenarioResult {
   readonly options: SweepScenarioOptions;
   /** One short kafka run per (record size, offered throughput), each on a fresh quorum. */
   readonly points: readonly KafkaScenarioResult[];
+  /** Points whose run threw (no leader in time, a node died): the sweep goes on without them. */
+  readonly failedPoints: readonly {
+    readonly throughputRecordsPerSecond: number;
+    readonly recordSizeBytes: number;
+    readonly error: string;
+  }[];
 }
 
 /**
@@ -25,6 +31,7 @@ export async function runSweepScenario(
   onPoint: (point: KafkaScenarioResult) => void = () => {},
 ): Promise<SweepScenarioResult> {
   const points: KafkaScenarioResult[] = [];
+  const failedPoints: { throughputRecordsPerSecond: number; recordSizeBytes: number; error: string }[] = [];
   for (const recordSizeBytes of options.recordSizes) {
     for (const throughputRecordsPerSecond of options.throughputs) {
       const pointOptions: KafkaScenarioOptions = {
@@ -38,18 +45,29 @@ export async function runSweepScenario(
         ...(options.baseDirectory === undefined ? {} : { baseDirectory: options.baseDirectory }),
         ...(options.openLoop === true ? { openLoop: true } : {}),
       };
-      const point = await runKafkaScenario(pointOptions);
-      points.push(point);
-      onPoint(point);
+      try {
+        const point = await runKafkaScenario(pointOptions);
+        points.push(point);
+        onPoint(point);
+      } catch (error) {
+        failedPoints.push({ throughputRecordsPerSecond, recordSizeBytes, error: (error as Error).message });
+      }
     }
   }
-  const failures = points.flatMap((point) =>
-    point.failures.map(
-      (failure) =>
-        `${formatNumber(point.options.throughputRecordsPerSecond)} × ${point.options.recordSizeBytes} B: ${failure}`,
+  const pointName = (throughput: number, recordSize: number) =>
+    `${formatNumber(throughput)} × ${recordSize} B`;
+  const failures = [
+    ...points.flatMap((point) =>
+      point.failures.map(
+        (failure) =>
+          `${pointName(point.options.throughputRecordsPerSecond, point.options.recordSizeBytes)}: ${failure}`,
+      ),
     ),
-  );
-  return { scenario: 'sweep', passed: failures.length === 0, failures, options, points };
+    ...failedPoints.map(
+      (point) => `${pointName(point.throughputRecordsPerSecond, point.recordSizeBytes)}: ${point.error}`,
+    ),
+  ];
+  return { scenario: 'sweep', passed: failures.length === 0, failures, options, points, failedPoints };
 }
 
 export function sweepSummary(result: SweepScenarioResult): MarkdownSummary {

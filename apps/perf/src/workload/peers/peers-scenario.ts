@@ -18,7 +18,12 @@ const READY_RETRY_MS = 250;
 export type PeersScenarioOptions = Pick<
   PerfOptions,
   'durationMs' | 'warmupMs' | 'throughputRecordsPerSecond' | 'recordSizeBytes' | 'keepDirectory'
-> & { readonly baseDirectory?: string; readonly systems?: readonly PeerSystem[] };
+> & {
+  readonly baseDirectory?: string;
+  readonly systems?: readonly PeerSystem[];
+  /** Where to look for the peers' executables: PATH unless told (tests). */
+  readonly searchPath?: string;
+};
 
 export interface PeerRun {
   readonly system: PeerSystem;
@@ -72,7 +77,7 @@ async function untilReady(cluster: PeerCluster, peer: StartedPeer): Promise<void
 }
 
 async function runPeer(system: PeerSystem, options: PeersScenarioOptions): Promise<PeerRun> {
-  const skipped = missingPeer(system);
+  const skipped = missingPeer(system, options.searchPath);
   if (skipped !== undefined) return { system, skipped, failures: [], figures: undefined };
   const cluster = new PeerCluster(system, options.baseDirectory);
   let passed = false;

@@ -16,9 +16,14 @@ const LOADED_MACHINE_NOTE =
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 
+/** Run labels name the scenario, rate and size: Vega's default 160 px cuts them off. */
+const CHART_CONFIG = { legend: { labelLimit: 360 }, axis: { labelLimit: 360 } } as const;
+
 /** One chart as SVG markup, rendered without a browser or canvas (text widths are estimated). */
 export async function renderChartSvg(chart: ReportChart): Promise<string> {
-  const view = new View(parseVega(compile(chart.spec).spec), { renderer: 'none' });
+  const view = new View(parseVega(compile({ ...chart.spec, config: CHART_CONFIG }).spec), {
+    renderer: 'none',
+  });
   try {
     return await view.toSVG();
   } finally {

@@ -85,6 +85,7 @@ export function sweepFixture(): SweepScenarioResult {
       recordSizes: [256, 1024],
     },
     points,
+    failedPoints: [],
   };
 }
 

@@ -1,0 +1,31 @@
+// Each peer (etcd, ZooKeeper from Debian's packages) as 3 members on loopback under a short run of
+// the workload, only where it is installed; skipped with a line saying how to install it otherwise.
+import { describe, expect, it } from 'vitest';
+import { missingPeer, PEER_SYSTEMS, runPeersScenario } from './peers-scenario.js';
+
+describe('pnpm perf peers', () => {
+  for (const system of PEER_SYSTEMS) {
+    const missing = missingPeer(system);
+    if (missing !== undefined) process.stdout.write(`peers integration test: ${missing}\n`);
+    it.skipIf(missing !== undefined)(
+      `${system}: 3 members acknowledge the workload's writes, and everything started is gone after`,
+      async () => {
+        const result = await runPeersScenario({
+          systems: [system],
+          durationMs: 3_000,
+          warmupMs: 1_000,
+          throughputRecordsPerSecond: 500,
+          recordSizeBytes: 256,
+          keepDirectory: false,
+        });
+        expect(result.failures).toEqual([]);
+        const [run] = result.runs;
+        expect(run?.skipped).toBeUndefined();
+        expect(run?.figures?.committedRecords).toBeGreaterThan(0);
+        expect(run?.figures?.latencyMs['p99']).toBeGreaterThan(0);
+        expect(run?.figures?.failedWrites).toBe(0);
+      },
+      180_000,
+    );
+  }
+});
