@@ -56,7 +56,7 @@ describe('report charts', () => {
       toMs: 1_520,
     });
     const cpu = cpuRows([run]);
-    expect(cpu[0]?.node).toBe('node 1 (leader)');
+    expect(cpu[0]).toMatchObject({ run: 'kafka 5000/s × 256 B, leader 1', node: 'node 1' });
     expect(cpu[0]?.cpuSecondsPerMebibyte).toBeCloseTo(
       2.5 / ((run.figures.committedRecords * 256) / 1024 / 1024),
       9,

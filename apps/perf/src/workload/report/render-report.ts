@@ -17,7 +17,7 @@ const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 
 /** Run labels name the scenario, rate and size: Vega's default 160 px cuts them off. */
-const CHART_CONFIG = { legend: { labelLimit: 360 }, axis: { labelLimit: 360 } } as const;
+const CHART_CONFIG = { legend: { labelLimit: 360, titleLimit: 360 }, axis: { labelLimit: 360 } } as const;
 
 /** One chart as SVG markup, rendered without a browser or canvas (text widths are estimated). */
 export async function renderChartSvg(chart: ReportChart): Promise<string> {

@@ -222,9 +222,10 @@ export function cpuRows(runs: readonly KafkaScenarioResult[]) {
   return runs.flatMap((run) =>
     run.usage.map((usage) => {
       const committedMebibytes = (run.figures.committedRecords * run.options.recordSizeBytes) / MEBIBYTE;
+      // The leader is named in the run's label: one colour per node id across runs.
       return {
-        run: runLabel(run),
-        node: `node ${usage.nodeId}${usage.nodeId === run.leaderId ? ' (leader)' : ''}`,
+        run: `${runLabel(run)}, leader ${run.leaderId}`,
+        node: `node ${usage.nodeId}`,
         cpuSecondsPerMebibyte: committedMebibytes > 0 ? usage.cpuSeconds / committedMebibytes : 0,
       };
     }),
