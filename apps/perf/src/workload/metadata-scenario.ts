@@ -171,7 +171,7 @@ function checkRun(
     try {
       logCheck = checkNodeLog(node.nodeId, node.logDirectory, report?.offset);
     } catch (error) {
-      failures.push(`node ${node.nodeId}: its log or a snapshot does not decode: ${String(error)}`);
+      failures.push(`node ${node.nodeId}: its log or a snapshot does not decode: ${describeWithCauses(error)}`);
     }
     return { report, logCheck, usage: usage.find((entry) => entry.nodeId === node.nodeId) };
   });
@@ -218,4 +218,15 @@ function checkRun(
     },
     nodes: results,
   };
+}
+
+/** An error and its chain of causes on one line, so a failed check says what went wrong inside. */
+function describeWithCauses(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && depth < 8; depth += 1) {
+    parts.push(String(current));
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return parts.join(' <- caused by: ');
 }
