@@ -45,14 +45,14 @@ function serializedRecords(): Buffer[] {
   for (let topic = 0; topic < TOPICS; topic += 1) {
     const topicId = Uuid.fromLongs(7n, BigInt(topic + 1));
     values.push(
-      serde.write(
+      serde.serialize(
         apiMessageAndVersion(MetadataRecordType.TOPIC_RECORD, 0, { name: `topic-${topic}`, topicId }),
       ),
     );
     for (let partitionId = 0; partitionId < PARTITIONS; partitionId += 1) {
       const replicas = [partitionId % 5, (partitionId + 1) % 5, (partitionId + 2) % 5];
       values.push(
-        serde.write(
+        serde.serialize(
           apiMessageAndVersion(MetadataRecordType.PARTITION_RECORD, 2, {
             partitionId,
             topicId,

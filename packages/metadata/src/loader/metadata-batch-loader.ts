@@ -1,4 +1,4 @@
-import type { LeaderAndEpoch } from '@kraft/raft';
+import type { LeaderAndEpoch, RecordSerde } from '@kraft/raft';
 import type { Batch } from '@kraft/records';
 import type { FaultHandler } from '../fault/fault-handler.js';
 import { MetadataDelta } from '../image/metadata-delta.js';
@@ -6,7 +6,6 @@ import type { MetadataImage } from '../image/metadata-image.js';
 import { MetadataProvenance } from '../image/metadata-provenance.js';
 import { MetadataRecordType } from '../records/metadata-record-type.js';
 import type { ApiMessageAndVersion } from '../serde/api-message-and-version.js';
-import type { RecordSerde } from '../serde/record-serde.js';
 import type { LogDeltaManifest } from './loader-manifest.js';
 import type { MetadataTime } from './metadata-time.js';
 

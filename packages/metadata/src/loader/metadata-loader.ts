@@ -3,6 +3,7 @@ import {
   type BatchReader,
   type LeaderAndEpoch,
   type Listener,
+  type RecordSerde,
   type SnapshotReader,
   UNKNOWN_LEADER_AND_EPOCH,
 } from '@kraft/raft';
@@ -14,7 +15,6 @@ import { MetadataImage } from '../image/metadata-image.js';
 import { MetadataProvenance } from '../image/metadata-provenance.js';
 import type { ApiMessageAndVersion } from '../serde/api-message-and-version.js';
 import { MetadataRecordSerde } from '../serde/metadata-record-serde.js';
-import type { RecordSerde } from '../serde/record-serde.js';
 import type { LoaderManifest, SnapshotManifest } from './loader-manifest.js';
 import { MetadataBatchLoader } from './metadata-batch-loader.js';
 import { EventLoopEventQueue, type MetadataEventQueue } from './metadata-event-queue.js';
