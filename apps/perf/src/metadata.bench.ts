@@ -137,7 +137,7 @@ async function main(): Promise<void> {
     const scavengeMs: number[] = [];
     const gcObserver = new PerformanceObserver((list) => {
       for (const entry of list.getEntries()) {
-        const kind = (entry.detail as { kind?: number } | undefined)?.kind;
+        const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
         if (kind === constants.NODE_PERFORMANCE_GC_MINOR) scavengeMs.push(entry.duration);
       }
     });
