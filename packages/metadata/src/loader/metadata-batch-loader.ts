@@ -9,6 +9,7 @@ import type { ApiMessageAndVersion } from '../serde/api-message-and-version.js';
 import type { LogDeltaManifest } from './loader-manifest.js';
 import type { MetadataTime } from './metadata-time.js';
 
+/** What a `MetadataBatchLoader` decodes with, reports faults to, times with and publishes to. */
 export interface MetadataBatchLoaderOptions {
   readonly serde: RecordSerde<ApiMessageAndVersion>;
   readonly faultHandler: FaultHandler;
@@ -46,6 +47,10 @@ export class MetadataBatchLoader {
     return this.seenRecord;
   }
 
+  /**
+   * Starts over on `image` (a loaded snapshot, or the last good image after a fault): an open
+   * transaction and the counters are dropped.
+   */
   resetToImage(image: MetadataImage): void {
     this.image = image;
     this.delta = new MetadataDelta(image);

@@ -25,6 +25,10 @@ import { type MetadataTime, SYSTEM_METADATA_TIME } from './metadata-time.js';
 /** While catching up, new publishers are retried this often (Kafka's 100 ms). */
 export const INITIALIZE_NEW_PUBLISHERS_RETRY_MS = 100;
 
+/**
+ * What a `MetadataLoader` needs: the raft client's high watermark, a fault handler and, optionally,
+ * a serde, clock, event queue and logger.
+ */
 export interface MetadataLoaderOptions {
   /** The raft client's high watermark (`RaftClient.highWatermark`). */
   readonly highWatermark: () => number | undefined;
@@ -105,6 +109,10 @@ export class MetadataLoader implements Listener {
     });
   }
 
+  /**
+   * Removes the publisher (installed or not yet) on the loader's queue and calls its `close`;
+   * nothing happens if it is unknown.
+   */
   removeAndClosePublisher(publisher: MetadataPublisher): void {
     this.queue.append(() => {
       const removed =

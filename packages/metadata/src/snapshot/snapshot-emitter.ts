@@ -28,6 +28,10 @@ const RECORDS_BETWEEN_CLOCK_CHECKS = 32;
  */
 const VALUE_CHUNK_BYTES = 256 * 1024;
 
+/**
+ * What a `SnapshotEmitter` writes through and how it paces itself; every field but `raftClient` has
+ * a default.
+ */
 export interface SnapshotEmitterOptions {
   readonly raftClient: Pick<RaftClient, 'createSnapshot'>;
   readonly serde?: RecordSerde<ApiMessageAndVersion>;
@@ -41,6 +45,7 @@ export interface SnapshotEmitterOptions {
   readonly yieldToEventLoop?: () => Promise<void>;
 }
 
+/** What one snapshot write produced. */
 export interface SnapshotEmitResult {
   readonly snapshotId: OffsetAndEpoch;
   readonly sizeInBytes: number;
