@@ -22,7 +22,10 @@ export interface SnapshotGeneratorOptions {
    * Writes the snapshot (a `SnapshotEmitter`); `maybeEmit` resolves to undefined when the snapshot
    * exists already.
    */
-  readonly emitter: { maybeEmit(image: MetadataImage): Promise<SnapshotEmitResult | undefined> };
+  readonly emitter: {
+    /** Writes `image` as a snapshot; resolves to undefined when a snapshot with its id exists. */
+    maybeEmit(image: MetadataImage): Promise<SnapshotEmitResult | undefined>;
+  };
   /** The "metadata publishing" handler: a failed snapshot is counted, never fatal. */
   readonly faultHandler: FaultHandler;
   /** Shared with the loading fault handler, which disables snapshots after a loading fault. */
