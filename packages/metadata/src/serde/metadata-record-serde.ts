@@ -97,7 +97,14 @@ export class MetadataRecordSerde implements RecordSerde<ApiMessageAndVersion> {
     return { frameVersion: METADATA_FRAME_VERSION, recordType, version, bodyOffset: reader.offset };
   }
 
-  /** Decodes a whole value: one reader, no intermediate objects (the loader calls it per record). */
+  /**
+   * Decodes a whole value: one reader, no intermediate objects (the loader calls it per record).
+   * Byte fields (SCRAM salts and keys, token HMACs, unknown tagged fields) come back as views of
+   * `value`, so `value` must not be overwritten while the record is in use; raft's `RecordSerde`
+   * only promises the buffer for the call, so a caller that reuses it must copy those fields.
+   *
+   * @throws {@link MetadataParseError} for bytes that are not one whole metadata record.
+   */
   read(value: Buffer): ApiMessageAndVersion {
     const reader = new ByteReader(value);
     readFrameVersion(reader);
