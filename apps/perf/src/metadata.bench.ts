@@ -4,14 +4,15 @@
 // snapshot back into a new image. Reported: time, heap growth, snapshot size, and the longest
 // stretch the SnapshotEmitter ran without yielding, in wall time and in CPU time (on a loaded
 // machine the wall time also counts the process waiting for a core), with the event loop's delay
-// percentiles while it wrote.
+// percentiles while it wrote, and the young-generation collections (scavenges) that ran while it
+// wrote: their number, longest pause and total pause.
 //
 // Env: KRAFT_BENCH_TOPICS (default 10000), KRAFT_BENCH_PARTITIONS (default 100),
 // KRAFT_BENCH_DIR (default os.tmpdir()).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks';
 import {
   apiMessageAndVersion,
   MetadataDelta,
@@ -45,14 +46,14 @@ function serializedRecords(): Buffer[] {
   for (let topic = 0; topic < TOPICS; topic += 1) {
     const topicId = Uuid.fromLongs(7n, BigInt(topic + 1));
     values.push(
-      serde.write(
+      serde.serialize(
         apiMessageAndVersion(MetadataRecordType.TOPIC_RECORD, 0, { name: `topic-${topic}`, topicId }),
       ),
     );
     for (let partitionId = 0; partitionId < PARTITIONS; partitionId += 1) {
       const replicas = [partitionId % 5, (partitionId + 1) % 5, (partitionId + 2) % 5];
       values.push(
-        serde.write(
+        serde.serialize(
           apiMessageAndVersion(MetadataRecordType.PARTITION_RECORD, 2, {
             partitionId,
             topicId,
@@ -133,6 +134,14 @@ async function main(): Promise<void> {
       await new Promise<void>((resolve) => setImmediate(resolve));
       stepCpuStart = process.cpuUsage();
     };
+    const scavengeMs: number[] = [];
+    const gcObserver = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
+        if (kind === constants.NODE_PERFORMANCE_GC_MINOR) scavengeMs.push(entry.duration);
+      }
+    });
+    gcObserver.observe({ entryTypes: ['gc'] });
     loopDelay.enable();
     startMs = performance.now();
     const result = await new SnapshotEmitter({ raftClient: context.client, yieldToEventLoop }).maybeEmit(
@@ -140,6 +149,9 @@ async function main(): Promise<void> {
     );
     const writeMs = performance.now() - startMs;
     loopDelay.disable();
+    // GC entries are delivered asynchronously: let the last ones in before reading them.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    gcObserver.disconnect();
     if (result === undefined) throw new Error('the snapshot was not written');
     line(
       'write the snapshot (createSnapshot, on disk)',
@@ -154,6 +166,12 @@ async function main(): Promise<void> {
     line(
       'event-loop delay while writing',
       `p50 ${delayMs(loopDelay.percentile(50))} ms, p99 ${delayMs(loopDelay.percentile(99))} ms, max ${delayMs(loopDelay.max)} ms`,
+    );
+
+    const scavengeTotalMs = scavengeMs.reduce((sum, duration) => sum + duration, 0);
+    line(
+      'young-generation GCs while writing',
+      `${scavengeMs.length}, longest ${Math.max(0, ...scavengeMs).toFixed(1)} ms, total ${scavengeTotalMs.toFixed(0)} ms`,
     );
 
     startMs = performance.now();

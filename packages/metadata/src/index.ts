@@ -35,6 +35,7 @@ export {
 export { type DelegationTokenData, DelegationTokenImage } from './image/delegation-token-image.js';
 export { FeaturesDelta } from './image/features-delta.js';
 export { FeaturesImage, METADATA_VERSION_FEATURE } from './image/features-image.js';
+export { type ImageDigest, imageDigest } from './image/image-digest.js';
 export {
   CONTROLLED_SHUTDOWN_STATE_METADATA_VERSION,
   CORDONED_LOG_DIRS_METADATA_VERSION,
@@ -152,7 +153,6 @@ export {
   type MetadataRecordHeader,
   MetadataRecordSerde,
 } from './serde/metadata-record-serde.js';
-export type { RecordSerde } from './serde/record-serde.js';
 export {
   DEFAULT_MAX_STEP_MS,
   DEFAULT_SNAPSHOT_BATCH_RECORDS,

@@ -166,7 +166,7 @@ async function runSeedScenario(options: ScenarioOptions) {
 
   // The bootstrap record commits first, so the loader has caught up and installed the generator.
   const committed: ApiMessageAndVersion[] = [metadataVersion];
-  context.client.scheduleAppend(epoch, [serde.write(metadataVersion)]);
+  context.client.scheduleAppend(epoch, [serde.serialize(metadataVersion)]);
   await context.advanceHighWatermarkAsLeader();
   await context.poll();
   if (unguarded)
@@ -180,7 +180,7 @@ async function runSeedScenario(options: ScenarioOptions) {
     committed.push(...records);
     context.client.scheduleAppend(
       epoch,
-      records.map((record) => serde.write(record)),
+      records.map((record) => serde.serialize(record)),
     );
     await context.poll();
   }
@@ -188,7 +188,7 @@ async function runSeedScenario(options: ScenarioOptions) {
   for (let index = 0; index < UNCOMMITTED_BATCHES; index += 1) {
     context.client.scheduleAppend(
       epoch,
-      configRecords(`uncommitted-${index}`).map((record) => serde.write(record)),
+      configRecords(`uncommitted-${index}`).map((record) => serde.serialize(record)),
     );
     await context.poll();
   }
@@ -289,7 +289,7 @@ describe('the seed scenario: a committed read over 8 MiB with uncommitted batche
     expect((outcome.terminated[0] as Error).cause).toBeInstanceOf(RecordAboveHighWatermarkError);
     expect(outcome.loader.stopped()).toMatch(/at or above the high watermark/);
     expect(outcome.loader.currentImage().offset()).toBeLessThan(outcome.highWatermark);
-    const applied = [...outcome.loader.currentImage().records()].map((record) => serde.write(record));
+    const applied = [...outcome.loader.currentImage().records()].map((record) => serde.serialize(record));
     expect(applied.some((value) => value.includes('uncommitted-'))).toBe(false);
   });
 });

@@ -63,7 +63,7 @@ function openAndCloseLog(directory: string): number {
 function topicIntoImage(): string | undefined {
   const serde = MetadataRecordSerde.INSTANCE;
   const topicId = Uuid.randomUuid();
-  const value = serde.write(
+  const value = serde.serialize(
     apiMessageAndVersion(MetadataRecordType.TOPIC_RECORD, 0, { name: 'events', topicId }),
   );
   const delta = new MetadataDelta(MetadataImage.EMPTY);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import {
   type ApiMessageAndVersion,
   apiMessageAndVersion,
+  imageDigest,
   MetadataDelta,
   MetadataImage,
   MetadataProvenance,
@@ -15,7 +16,6 @@ import { openKafkaRaftLog } from '@kraft/raft';
 import { RaftClientTestContext } from '@kraft/raft/test-kit';
 import { NodeFileSystem } from '@kraft/records';
 import { afterEach, describe, expect, it } from 'vitest';
-import { imageDigest } from './image-digest.js';
 import { PARTITION_DIRECTORY } from './local-quorum.js';
 import { checkNodeLog } from './metadata-log-check.js';
 
@@ -60,7 +60,7 @@ async function writeLog(plantedBug: boolean): Promise<{ directory: string; all: 
   const appendAndSnapshot = async (records: ApiMessageAndVersion[], dropLast: boolean) => {
     context.client.scheduleAppend(
       epoch,
-      records.map((record) => serde.write(record)),
+      records.map((record) => serde.serialize(record)),
     );
     await context.advanceHighWatermarkAsLeader();
     await context.poll();
@@ -70,7 +70,7 @@ async function writeLog(plantedBug: boolean): Promise<{ directory: string; all: 
       { offset: context.client.highWatermark() as number, epoch },
       0,
     );
-    writer?.append(snapshotRecords.map((record) => serde.write(record)));
+    writer?.append(snapshotRecords.map((record) => serde.serialize(record)));
     writer?.freeze();
     writer?.close();
   };

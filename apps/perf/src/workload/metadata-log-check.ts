@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parseSnapshotFileName } from '@kraft/log';
 import {
   type FaultHandler,
+  imageDigest,
   MetadataDelta,
   type MetadataEventQueue,
   MetadataFaultError,
@@ -14,7 +15,6 @@ import {
 import { Uuid } from '@kraft/protocol';
 import { type OffsetAndEpoch, openKafkaRaftLog, type RaftLog, type SnapshotReader } from '@kraft/raft';
 import { type Batch, NodeFileSystem, RecordsIterator } from '@kraft/records';
-import { imageDigest } from './image-digest.js';
 import { PARTITION_DIRECTORY } from './local-quorum.js';
 
 /** The test server's topic id for its partition (Kafka's TestRaftServer: `Uuid(0, 2)`). */

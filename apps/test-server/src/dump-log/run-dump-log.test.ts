@@ -143,7 +143,7 @@ describe('kraft-dump-log on bad bytes', () => {
   });
 
   it('names the byte of a metadata record that does not decode under a valid CRC', () => {
-    const topicValue = MetadataRecordSerde.INSTANCE.write(FIXTURE_RECORDS[1]!);
+    const topicValue = MetadataRecordSerde.INSTANCE.serialize(FIXTURE_RECORDS[1]!);
     let valueStart = -1;
     const path = damagedCopy('00000000000000000200.log', (bytes) => {
       valueStart = bytes.indexOf(topicValue);

@@ -182,7 +182,7 @@ export class MetadataWorkloadGenerator {
       image = delta.apply(MetadataProvenance.EMPTY);
       batch.push(...operation);
     }
-    const values = batch.map((record) => MetadataRecordSerde.INSTANCE.write(record));
+    const values = batch.map((record) => MetadataRecordSerde.INSTANCE.serialize(record));
     const appendTimeMs = this.options.scheduler.nowMs();
     let lastOffset: number;
     try {

@@ -1,4 +1,5 @@
 import {
+  imageDigest,
   type LoaderManifest,
   type MetadataDelta,
   MetadataFaultCounts,
@@ -17,7 +18,6 @@ import type { LeaderAndEpoch, RaftClient } from '@kraft/raft';
 import type { CommitStats } from '../stats/commit-stats.js';
 import type { WorkloadAppender } from '../workload/raft-workload-generator.js';
 import type { WorkloadScheduler } from '../workload/workload-scheduler.js';
-import { imageDigest } from './image-digest.js';
 import { MetadataWorkloadGenerator } from './metadata-workload-generator.js';
 
 /** The line prefixes the perf tool reads (`apps/perf/src/workload`): a JSON object follows each. */

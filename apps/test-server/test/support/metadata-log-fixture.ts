@@ -44,7 +44,10 @@ export interface MetadataLogFixture {
 function metadataBatch(baseOffset: number, epoch: number, records: readonly ApiMessageAndVersion[]) {
   const builder = new MemoryRecordsBuilder({ baseOffset, partitionLeaderEpoch: epoch });
   for (const record of records) {
-    builder.append({ timestamp: FIXTURE_TIMESTAMP_MS, value: MetadataRecordSerde.INSTANCE.write(record) });
+    builder.append({
+      timestamp: FIXTURE_TIMESTAMP_MS,
+      value: MetadataRecordSerde.INSTANCE.serialize(record),
+    });
   }
   return builder.build();
 }

@@ -37,6 +37,7 @@ export class MetadataParseError extends KRaftError {
     this.position = position;
   }
 
+  /** Whether `value` is a `MetadataParseError`, told by its error code (so also one thrown by another copy of this package). */
   static isMetadataParseError(value: unknown): value is MetadataParseError {
     return KRaftError.isInstance(value) && value.code === 'METADATA_PARSE_ERROR';
   }

@@ -6,6 +6,7 @@ import { MetadataFaultError } from '../errors/metadata-fault-error.js';
  * error for the caller to throw or drop; a fatal handler never returns normally in production.
  */
 export interface FaultHandler {
+  /** Handles one fault and returns the error that describes it, for the caller to throw or drop. */
   handleFault(message: string, cause?: unknown): MetadataFaultError;
 }
 
@@ -21,6 +22,10 @@ export class LoggingFaultHandler implements FaultHandler {
     this.logger = logger;
   }
 
+  /**
+   * Logs the fault at error level, runs the action (a counter), and returns the error; the caller
+   * carries on.
+   */
   handleFault(message: string, cause?: unknown): MetadataFaultError {
     this.logger.error({ err: cause, faultType: this.type, fault: message }, 'encountered metadata fault');
     this.action();
@@ -48,6 +53,7 @@ export class ProcessTerminatingFaultHandler implements FaultHandler {
     this.logger = logger;
   }
 
+  /** Logs the fault at fatal level, runs the action (ends the process), and returns the error. */
   handleFault(message: string, cause?: unknown): MetadataFaultError {
     this.logger.fatal({ err: cause, fault: message }, 'encountered fatal metadata fault');
     const error = new MetadataFaultError(message, { cause });

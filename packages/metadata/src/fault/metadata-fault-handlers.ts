@@ -9,6 +9,10 @@ export class MetadataFaultCounts {
   applyErrorCount = 0;
 }
 
+/**
+ * How the metadata fault handlers behave on this node: its role, how it ends the process, what it
+ * counts and logs.
+ */
 export interface MetadataFaultHandlerOptions {
   /** A controller (or combined) node stops on a loading fault; a pure broker carries on. */
   readonly isController: boolean;

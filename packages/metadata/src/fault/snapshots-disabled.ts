@@ -6,10 +6,12 @@
 export class SnapshotsDisabled {
   private reason: string | undefined;
 
+  /** Disables snapshots until restart; the first reason given is kept. */
   disable(reason: string): void {
     this.reason ??= reason;
   }
 
+  /** Why snapshots are disabled; undefined while they are enabled. */
   disabledReason(): string | undefined {
     return this.reason;
   }

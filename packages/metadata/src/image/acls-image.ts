@@ -17,10 +17,12 @@ export class AclsImage {
     this.acls = acls;
   }
 
+  /** Whether the image holds no ACL. */
   isEmpty(): boolean {
     return this.acls.size === 0;
   }
 
+  /** The AccessControlEntryRecords that rebuild this part on the empty image, in ACL id order. */
   *records(): Generator<ApiMessageAndVersion> {
     for (const id of sortedKeys(this.acls.keys())) {
       yield latestRecord(

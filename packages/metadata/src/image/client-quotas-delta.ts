@@ -3,6 +3,10 @@ import type { ClientQuotaRecordData } from '../records/client-quota-record.js';
 import { ClientQuotaImage, ClientQuotasImage, canonicalEntity } from './client-quotas-image.js';
 import { PersistentMapDelta } from './persistent-map-delta.js';
 
+/**
+ * Client quota changes on top of a `ClientQuotasImage` (Kafka's `ClientQuotasDelta`); `apply()`
+ * gives the next image and shares every entity it did not change.
+ */
 export class ClientQuotasDelta {
   readonly image: ClientQuotasImage;
   private readonly entities: PersistentMapDelta<string, ClientQuotaImage>;
@@ -21,10 +25,12 @@ export class ClientQuotasDelta {
     else this.entities.set(key, new ClientQuotaImage(parts, next));
   }
 
+  /** The keys (canonical entity JSON) of the entities set or removed so far. */
   changedEntities(): ReadonlySet<string> {
     return this.entities.changedKeys();
   }
 
+  /** The next image; the same image when nothing changed. */
   apply(): ClientQuotasImage {
     return this.entities.hasChanges() ? new ClientQuotasImage(this.entities.seal()) : this.image;
   }

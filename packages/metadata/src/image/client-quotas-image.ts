@@ -18,6 +18,7 @@ export class ClientQuotaImage {
     this.quotas = quotas;
   }
 
+  /** One ClientQuotaRecord per quota key of this entity, in key order. */
   *records(): Generator<ApiMessageAndVersion> {
     for (const key of sortedKeys(this.quotas.keys())) {
       const value = this.quotas.get(key) as number;
@@ -50,14 +51,23 @@ export class ClientQuotasImage {
     this.entities = entities;
   }
 
+  /**
+   * The quotas of `entity` (its parts in any order), by quota key (`producer_byte_rate`, ...);
+   * undefined if it has none.
+   */
   quotas(entity: readonly ClientQuotaEntityPart[]): PersistentMap<string, number> | undefined {
     return this.entities.get(canonicalEntity(entity).key)?.quotas;
   }
 
+  /** Whether no entity has a quota. */
   isEmpty(): boolean {
     return this.entities.size === 0;
   }
 
+  /**
+   * The ClientQuotaRecords that rebuild this part on the empty image, entity by entity in key
+   * order.
+   */
   *records(): Generator<ApiMessageAndVersion> {
     for (const key of sortedKeys(this.entities.keys()))
       yield* (this.entities.get(key) as ClientQuotaImage).records();

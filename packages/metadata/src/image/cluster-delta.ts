@@ -14,6 +14,10 @@ const FENCING_CHANGE = { UNFENCE: -1, NONE: 0, FENCE: 1 } as const;
 /** BrokerRegistrationChangeRecord.inControlledShutdown: `BrokerRegistrationInControlledShutdownChange`. */
 const CONTROLLED_SHUTDOWN_CHANGE = { NONE: 0, IN_CONTROLLED_SHUTDOWN: 1 } as const;
 
+/**
+ * Broker and controller registration changes on top of a `ClusterImage` (Kafka's `ClusterDelta`). A
+ * record naming an unregistered broker, or another broker epoch, throws `MetadataReplayError`.
+ */
 export class ClusterDelta {
   readonly image: ClusterImage;
   private readonly brokers: PersistentMapDelta<number, BrokerRegistration>;
@@ -25,29 +29,53 @@ export class ClusterDelta {
     this.controllers = new PersistentMapDelta(image.controllers);
   }
 
+  /** The broker's registration as the delta has it so far; undefined if not registered. */
   broker(brokerId: number): BrokerRegistration | undefined {
     return this.brokers.get(brokerId);
   }
 
+  /** RegisterBrokerRecord: registers the broker, replacing any earlier registration of its id. */
   replayRegisterBroker(record: RegisterBrokerRecordData): void {
     this.brokers.set(record.brokerId, record);
   }
 
+  /**
+   * UnregisterBrokerRecord: removes the broker.
+   *
+   * @throws {@link MetadataReplayError} if it is not registered at that broker epoch.
+   */
   replayUnregisterBroker(record: UnregisterBrokerRecordData): void {
     this.brokerOrThrow(record.brokerId, record.brokerEpoch, 'unregister');
     this.brokers.delete(record.brokerId);
   }
 
+  /**
+   * FenceBrokerRecord (before BrokerRegistrationChangeRecord existed): marks the broker fenced.
+   *
+   * @throws {@link MetadataReplayError} if it is not registered at that broker epoch.
+   */
   replayFenceBroker(record: FenceBrokerRecordData): void {
     const current = this.brokerOrThrow(record.id, record.epoch, 'fence');
     this.brokers.set(record.id, { ...current, fenced: true });
   }
 
+  /**
+   * UnfenceBrokerRecord: marks the broker unfenced.
+   *
+   * @throws {@link MetadataReplayError} if it is not registered at that broker epoch.
+   */
   replayUnfenceBroker(record: UnfenceBrokerRecordData): void {
     const current = this.brokerOrThrow(record.id, record.epoch, 'unfence');
     this.brokers.set(record.id, { ...current, fenced: false });
   }
 
+  /**
+   * BrokerRegistrationChangeRecord: changes fencing, controlled shutdown and log directories; an
+   * empty or null list leaves its field unchanged, as in Kafka.
+   *
+   * @throws {@link MetadataReplayError} if the broker is not registered at that epoch, or for an
+   * unknown change value.
+   */
   replayBrokerRegistrationChange(record: BrokerRegistrationChangeRecordData): void {
     const current = this.brokerOrThrow(record.brokerId, record.brokerEpoch, 'change');
     const fenced = fencedAfter(current.fenced, record.fenced);
@@ -61,22 +89,32 @@ export class ClusterDelta {
     this.brokers.set(record.brokerId, { ...current, fenced, inControlledShutdown, logDirs, cordonedLogDirs });
   }
 
+  /**
+   * RegisterControllerRecord: registers the controller, replacing any earlier registration of its
+   * id.
+   */
   replayRegisterController(record: RegisterControllerRecordData): void {
     this.controllers.set(record.controllerId, record);
   }
 
+  /**
+   * UnregisterControllerRecord: removes the controller (nothing happens if it was not registered).
+   */
   replayUnregisterController(record: UnregisterControllerRecordData): void {
     this.controllers.delete(record.controllerId);
   }
 
+  /** The ids of the brokers registered, changed or removed so far. */
   changedBrokerIds(): ReadonlySet<number> {
     return this.brokers.changedKeys();
   }
 
+  /** The brokers removed so far, with the registration each had in the base image. */
   removedBrokers(): ReadonlyMap<number, BrokerRegistration> {
     return this.brokers.removed();
   }
 
+  /** The next image; the same image when nothing changed. */
   apply(): ClusterImage {
     if (!this.brokers.hasChanges() && !this.controllers.hasChanges()) return this.image;
     return new ClusterImage(this.brokers.seal(), this.controllers.seal());

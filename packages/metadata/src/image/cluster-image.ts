@@ -30,14 +30,23 @@ export class ClusterImage {
     this.controllers = controllers;
   }
 
+  /** The broker's registration; undefined if it is not registered. */
   broker(brokerId: number): BrokerRegistration | undefined {
     return this.brokers.get(brokerId);
   }
 
+  /** Whether no broker and no controller is registered. */
   isEmpty(): boolean {
     return this.brokers.size === 0 && this.controllers.size === 0;
   }
 
+  /**
+   * The RegisterBrokerRecords (at the version `options` selects) and RegisterControllerRecords that
+   * rebuild this part, each in id order.
+   *
+   * @throws {@link UnwritableMetadataError} when a registration holds what that version cannot
+   * carry.
+   */
   *records(options: ImageWriterOptions): Generator<ApiMessageAndVersion> {
     for (const brokerId of sortedKeys(this.brokers.keys())) {
       yield brokerRecordOf(this.brokers.get(brokerId) as BrokerRegistration, options);

@@ -8,6 +8,10 @@ import {
 } from './configurations-image.js';
 import { PersistentMapDelta } from './persistent-map-delta.js';
 
+/**
+ * Config changes on top of a `ConfigurationsImage` (Kafka's `ConfigurationsDelta`); a null value
+ * removes a config, and a resource left with none is removed.
+ */
 export class ConfigurationsDelta {
   readonly image: ConfigurationsImage;
   private readonly resources: PersistentMapDelta<string, ConfigurationImage>;
@@ -31,10 +35,12 @@ export class ConfigurationsDelta {
     this.resources.delete(configResourceKey(TOPIC_RESOURCE_TYPE, topicName));
   }
 
+  /** The keys (`configResourceKey`) of the resources changed so far. */
   changedResources(): ReadonlySet<string> {
     return this.resources.changedKeys();
   }
 
+  /** The next image; the same image when nothing changed. */
   apply(): ConfigurationsImage {
     return this.resources.hasChanges() ? new ConfigurationsImage(this.resources.seal()) : this.image;
   }

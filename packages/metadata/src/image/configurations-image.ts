@@ -18,6 +18,7 @@ export class ConfigurationImage {
     this.data = data;
   }
 
+  /** One ConfigRecord per config of this resource, in name order. */
   *records(): Generator<ApiMessageAndVersion> {
     for (const name of sortedKeys(this.data.keys())) {
       const value = this.data.get(name) as string;
@@ -46,14 +47,22 @@ export class ConfigurationsImage {
     this.resources = resources;
   }
 
+  /**
+   * The configs of one resource (type as in ConfigRecord: 2 is a topic, 4 a broker), by name;
+   * undefined if it has none.
+   */
   configs(resourceType: number, resourceName: string): PersistentMap<string, string> | undefined {
     return this.resources.get(configResourceKey(resourceType, resourceName))?.data;
   }
 
+  /** Whether no resource has a config. */
   isEmpty(): boolean {
     return this.resources.size === 0;
   }
 
+  /**
+   * The ConfigRecords that rebuild this part on the empty image, resource by resource in key order.
+   */
   *records(): Generator<ApiMessageAndVersion> {
     for (const key of sortedKeys(this.resources.keys())) {
       yield* (this.resources.get(key) as ConfigurationImage).records();

@@ -17,10 +17,12 @@ export class DelegationTokenImage {
     this.tokens = tokens;
   }
 
+  /** Whether the image holds no delegation token. */
   isEmpty(): boolean {
     return this.tokens.size === 0;
   }
 
+  /** The DelegationTokenRecords that rebuild this part on the empty image, in token id order. */
   *records(): Generator<ApiMessageAndVersion> {
     for (const tokenId of sortedKeys(this.tokens.keys())) {
       yield latestRecord(

@@ -24,6 +24,7 @@ export class FeaturesImage {
     return this.finalizedLevels.get(METADATA_VERSION_FEATURE);
   }
 
+  /** Whether no feature, metadata.version included, is finalized. */
   isEmpty(): boolean {
     return this.finalizedLevels.size === 0;
   }

@@ -43,7 +43,7 @@ function partitionRecords(image: MetadataImage, options?: ImageWriterOptions): A
 
 function replayed(records: Iterable<ApiMessageAndVersion>): MetadataImage {
   const delta = new MetadataDelta(MetadataImage.EMPTY);
-  for (const record of records) delta.replay(serde.read(serde.write(record)));
+  for (const record of records) delta.replay(serde.read(serde.serialize(record)));
   return delta.apply(new MetadataProvenance(2, 1, 0, true));
 }
 
@@ -104,11 +104,11 @@ describe('ImageWriterOptions', () => {
     });
     const empty = partitionRecords(imageAt(23, { directories, elr: [] }))[0]!;
     expect(empty.data).toMatchObject({ eligibleLeaderReplicas: null, lastKnownElr: null });
-    const withEmptyLists = serde.write({
+    const withEmptyLists = serde.serialize({
       ...empty,
       data: { ...empty.data, eligibleLeaderReplicas: [], lastKnownElr: [] },
     } as ApiMessageAndVersion);
-    expect(serde.write(empty).length).toBe(withEmptyLists.length - 6);
+    expect(serde.serialize(empty).length).toBe(withEmptyLists.length - 6);
   });
 
   it.each([

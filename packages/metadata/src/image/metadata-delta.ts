@@ -35,22 +35,27 @@ export class MetadataDelta {
     this.image = image;
   }
 
+  /** The feature changes so far; undefined until a FeatureLevelRecord is replayed. */
   featuresDelta(): FeaturesDelta | undefined {
     return this.features;
   }
 
+  /** The broker and controller changes so far; undefined until one is replayed. */
   clusterDelta(): ClusterDelta | undefined {
     return this.cluster;
   }
 
+  /** The topic and partition changes so far; undefined until one is replayed. */
   topicsDelta(): TopicsDelta | undefined {
     return this.topics;
   }
 
+  /** The config changes so far; undefined until a ConfigRecord is replayed. */
   configsDelta(): ConfigurationsDelta | undefined {
     return this.configs;
   }
 
+  /** The client quota changes so far; undefined until a ClientQuotaRecord is replayed. */
   clientQuotasDelta(): ClientQuotasDelta | undefined {
     return this.clientQuotas;
   }

@@ -35,14 +35,14 @@ function replayInChunks(
 // random records finalized (version selection has its own tests in image-writer-options.test.ts).
 function writtenValues(image: MetadataImage): Buffer[] {
   const values: Buffer[] = [];
-  for (const record of image.records(ImageWriterOptions.LATEST)) values.push(serde.write(record));
+  for (const record of image.records(ImageWriterOptions.LATEST)) values.push(serde.serialize(record));
   return values;
 }
 
 function writtenRecords(image: MetadataImage): ApiMessageAndVersion[] {
   const records: ApiMessageAndVersion[] = [];
   for (const record of image.records(ImageWriterOptions.LATEST)) {
-    records.push(serde.read(serde.write(record)));
+    records.push(serde.read(serde.serialize(record)));
   }
   return records;
 }
@@ -317,7 +317,7 @@ describe('MetadataImage round trip', () => {
         const loses = losesAt(image, options);
         let written: ApiMessageAndVersion[];
         try {
-          written = [...image.records(options)].map((record) => serde.read(serde.write(record)));
+          written = [...image.records(options)].map((record) => serde.read(serde.serialize(record)));
         } catch (error) {
           expect(error).toBeInstanceOf(UnwritableMetadataError);
           expect(loses).toBe(true);

@@ -58,6 +58,7 @@ export class MetadataImage {
     return this.provenance.lastContainedOffset;
   }
 
+  /** Whether every part is empty (the provenance is not looked at). */
   isEmpty(): boolean {
     return (
       this.features.isEmpty() &&

@@ -31,6 +31,7 @@ export class MetadataProvenance {
     return { offset: this.lastContainedOffset + 1, epoch: this.lastContainedEpoch };
   }
 
+  /** Whether both have the same offset, epoch, log time and batch alignment. */
   equals(other: MetadataProvenance): boolean {
     return (
       this.lastContainedOffset === other.lastContainedOffset &&

@@ -12,6 +12,9 @@ export class ProducerIdsImage {
     this.nextProducerId = nextProducerId;
   }
 
+  /**
+   * Whether no producer id block was ever handed out (next producer id still at its initial value).
+   */
   isEmpty(): boolean {
     return this.nextProducerId < 0n;
   }

@@ -22,14 +22,20 @@ export class ScramImage {
     this.credentials = credentials;
   }
 
+  /**
+   * The credential of user `name` for `mechanism` (1 is SCRAM-SHA-256, 2 SCRAM-SHA-512); undefined
+   * if none.
+   */
   credential(mechanism: number, name: string): ScramCredential | undefined {
     return this.credentials.get(scramCredentialKey(mechanism, name));
   }
 
+  /** Whether the image holds no SCRAM credential. */
   isEmpty(): boolean {
     return this.credentials.size === 0;
   }
 
+  /** The UserScramCredentialRecords that rebuild this part on the empty image, in key order. */
   *records(): Generator<ApiMessageAndVersion> {
     for (const key of sortedKeys(this.credentials.keys())) {
       yield latestRecord(

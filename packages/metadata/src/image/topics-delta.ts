@@ -32,6 +32,7 @@ export class TopicsDelta {
     this.topicsByName = new PersistentMapDelta(image.topicsByName);
   }
 
+  /** TopicRecord: creates the topic, with no partitions yet. */
   replayTopic(record: TopicRecordData): void {
     const topic = new TopicImage(record.name, record.topicId, TopicPartitions.EMPTY);
     const key = record.topicId.toString();
@@ -42,11 +43,22 @@ export class TopicsDelta {
     this.created.add(key);
   }
 
+  /**
+   * PartitionRecord: sets a partition's whole registration.
+   *
+   * @throws {@link MetadataReplayError} if the topic does not exist.
+   */
   replayPartition(record: PartitionRecordData): void {
     const partitions = this.partitionsOf(record.topicId);
     partitions.set(record.partitionId, registrationOf(record, partitions.topicId, this.directoryIds));
   }
 
+  /**
+   * PartitionChangeRecord: changes the fields it names and bumps the partition epoch (and the
+   * leader epoch on a leader change), as Kafka's `PartitionRegistration.merge`.
+   *
+   * @throws {@link MetadataReplayError} if the topic or the partition does not exist.
+   */
   replayPartitionChange(record: PartitionChangeRecordData): void {
     const partitions = this.partitionsOf(record.topicId);
     const current = partitions.get(record.partitionId);
@@ -82,6 +94,7 @@ export class TopicsDelta {
     this.clearElrOf(topic.topicId);
   }
 
+  /** The partition's registration as the delta has it so far; undefined if it does not exist. */
   getPartition(topicId: Uuid, partitionId: number): PartitionRegistration | undefined {
     const key = topicId.toString();
     return (this.partitionChanges.get(key) ?? this.topicsById.get(key)?.partitions)?.get(partitionId);
@@ -102,6 +115,9 @@ export class TopicsDelta {
     return this.topicsById.removed();
   }
 
+  /**
+   * The next image; topics and partitions the delta did not touch are shared with the base image.
+   */
   apply(): TopicsImage {
     for (const [key, partitions] of this.partitionChanges) {
       const topic = this.topicsById.get(key) as TopicImage;

@@ -31,6 +31,12 @@ export class TopicImage {
     this.partitions = partitions;
   }
 
+  /**
+   * The TopicRecord, then one PartitionRecord per partition in id order, at the version `options`
+   * selects.
+   *
+   * @throws {@link UnwritableMetadataError} when a partition holds what that version cannot carry.
+   */
   *records(options: ImageWriterOptions): Generator<ApiMessageAndVersion> {
     yield latestRecord(MetadataRecordType.TOPIC_RECORD, { name: this.name, topicId: this.topicId });
     // In partition id order already.
@@ -56,22 +62,27 @@ export class TopicsImage {
     this.topicsByName = topicsByName;
   }
 
+  /** The topic with this id; undefined if there is none. */
   getTopic(topicId: Uuid): TopicImage | undefined {
     return this.topicsById.get(topicId.toString());
   }
 
+  /** The topic with this name; undefined if there is none. */
   getTopicByName(name: string): TopicImage | undefined {
     return this.topicsByName.get(name);
   }
 
+  /** One partition's registration; undefined if the topic or the partition does not exist. */
   getPartition(topicId: Uuid, partitionId: number): PartitionRegistration | undefined {
     return this.getTopic(topicId)?.partitions.get(partitionId);
   }
 
+  /** Whether the image holds no topic. */
   isEmpty(): boolean {
     return this.topicsById.size === 0;
   }
 
+  /** Every topic's records (see `TopicImage.records`), topics in name order. */
   *records(options: ImageWriterOptions): Generator<ApiMessageAndVersion> {
     for (const name of sortedKeys(this.topicsByName.keys())) {
       yield* (this.topicsByName.get(name) as TopicImage).records(options);

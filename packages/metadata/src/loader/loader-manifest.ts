@@ -22,4 +22,5 @@ export interface SnapshotManifest {
   readonly elapsedNs: number;
 }
 
+/** What an update covered: a log delta or a whole image (`type` tells which). */
 export type LoaderManifest = LogDeltaManifest | SnapshotManifest;

@@ -1,4 +1,4 @@
-import type { LeaderAndEpoch } from '@kraft/raft';
+import type { LeaderAndEpoch, RecordSerde } from '@kraft/raft';
 import type { Batch } from '@kraft/records';
 import type { FaultHandler } from '../fault/fault-handler.js';
 import { MetadataDelta } from '../image/metadata-delta.js';
@@ -6,10 +6,10 @@ import type { MetadataImage } from '../image/metadata-image.js';
 import { MetadataProvenance } from '../image/metadata-provenance.js';
 import { MetadataRecordType } from '../records/metadata-record-type.js';
 import type { ApiMessageAndVersion } from '../serde/api-message-and-version.js';
-import type { RecordSerde } from '../serde/record-serde.js';
 import type { LogDeltaManifest } from './loader-manifest.js';
 import type { MetadataTime } from './metadata-time.js';
 
+/** What a `MetadataBatchLoader` decodes with, reports faults to, times with and publishes to. */
 export interface MetadataBatchLoaderOptions {
   readonly serde: RecordSerde<ApiMessageAndVersion>;
   readonly faultHandler: FaultHandler;
@@ -47,6 +47,10 @@ export class MetadataBatchLoader {
     return this.seenRecord;
   }
 
+  /**
+   * Starts over on `image` (a loaded snapshot, or the last good image after a fault): an open
+   * transaction and the counters are dropped.
+   */
   resetToImage(image: MetadataImage): void {
     this.image = image;
     this.delta = new MetadataDelta(image);

@@ -3,9 +3,11 @@
  * that drives `poll` and must only enqueue work; events run later, one at a time, in order.
  */
 export interface MetadataEventQueue {
+  /** Runs `event` after the events already queued; ignored once closed. */
   append(event: () => void): void;
   /** Runs `event` after at least `delayMs`, unless the queue is closed first. */
   scheduleDeferred(delayMs: number, event: () => void): void;
+  /** Drops queued and deferred events; nothing runs afterwards. */
   close(): void;
 }
 
@@ -19,6 +21,9 @@ export class EventLoopEventQueue implements MetadataEventQueue {
   private scheduled = false;
   private closed = false;
 
+  /**
+   * Runs `event` on a later event-loop turn, after the events already queued; ignored once closed.
+   */
   append(event: () => void): void {
     if (this.closed) return;
     this.events.push(event);
@@ -38,6 +43,7 @@ export class EventLoopEventQueue implements MetadataEventQueue {
     this.timers.add(timer);
   }
 
+  /** Drops queued events and cancels deferred ones; nothing runs afterwards. */
   close(): void {
     this.closed = true;
     this.events.length = 0;

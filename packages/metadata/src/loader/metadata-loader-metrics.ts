@@ -5,6 +5,7 @@ export class DurationSummary {
   lastNs = 0;
   maxNs = 0;
 
+  /** Adds one duration, in nanoseconds. */
   record(durationNs: number): void {
     this.count += 1;
     this.totalNs += durationNs;

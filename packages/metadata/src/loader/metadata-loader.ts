@@ -3,6 +3,7 @@ import {
   type BatchReader,
   type LeaderAndEpoch,
   type Listener,
+  type RecordSerde,
   type SnapshotReader,
   UNKNOWN_LEADER_AND_EPOCH,
 } from '@kraft/raft';
@@ -14,7 +15,6 @@ import { MetadataImage } from '../image/metadata-image.js';
 import { MetadataProvenance } from '../image/metadata-provenance.js';
 import type { ApiMessageAndVersion } from '../serde/api-message-and-version.js';
 import { MetadataRecordSerde } from '../serde/metadata-record-serde.js';
-import type { RecordSerde } from '../serde/record-serde.js';
 import type { LoaderManifest, SnapshotManifest } from './loader-manifest.js';
 import { MetadataBatchLoader } from './metadata-batch-loader.js';
 import { EventLoopEventQueue, type MetadataEventQueue } from './metadata-event-queue.js';
@@ -25,6 +25,10 @@ import { type MetadataTime, SYSTEM_METADATA_TIME } from './metadata-time.js';
 /** While catching up, new publishers are retried this often (Kafka's 100 ms). */
 export const INITIALIZE_NEW_PUBLISHERS_RETRY_MS = 100;
 
+/**
+ * What a `MetadataLoader` needs: the raft client's high watermark, a fault handler and, optionally,
+ * a serde, clock, event queue and logger.
+ */
 export interface MetadataLoaderOptions {
   /** The raft client's high watermark (`RaftClient.highWatermark`). */
   readonly highWatermark: () => number | undefined;
@@ -105,6 +109,10 @@ export class MetadataLoader implements Listener {
     });
   }
 
+  /**
+   * Removes the publisher (installed or not yet) on the loader's queue and calls its `close`;
+   * nothing happens if it is unknown.
+   */
   removeAndClosePublisher(publisher: MetadataPublisher): void {
     this.queue.append(() => {
       const removed =

@@ -17,6 +17,10 @@ export interface MetadataPublisher {
    * current one and a snapshot manifest; a loaded snapshot does the same.
    */
   onMetadataUpdate(delta: MetadataDelta, newImage: MetadataImage, manifest: LoaderManifest): void;
+  /**
+   * The raft leader (the active controller) changed, or became unknown (Kafka's
+   * `onControllerChange`); optional.
+   */
   onControllerChange?(leader: LeaderAndEpoch): void;
   /** The loader is closing or the publisher was removed: nothing follows. */
   close(): void;

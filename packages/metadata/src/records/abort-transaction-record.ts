@@ -17,4 +17,9 @@ export const AbortTransactionRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link AbortTransactionRecord} (Kafka's generated `AbortTransactionRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type AbortTransactionRecordData = MessageData<typeof AbortTransactionRecord>;

@@ -18,4 +18,9 @@ export const AccessControlEntryRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link AccessControlEntryRecord} (Kafka's generated `AccessControlEntryRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type AccessControlEntryRecordData = MessageData<typeof AccessControlEntryRecord>;

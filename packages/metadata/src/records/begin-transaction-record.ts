@@ -17,4 +17,9 @@ export const BeginTransactionRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link BeginTransactionRecord} (Kafka's generated `BeginTransactionRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type BeginTransactionRecordData = MessageData<typeof BeginTransactionRecord>;

@@ -25,4 +25,9 @@ export const BrokerRegistrationChangeRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link BrokerRegistrationChangeRecord} (Kafka's generated `BrokerRegistrationChangeRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type BrokerRegistrationChangeRecordData = MessageData<typeof BrokerRegistrationChangeRecord>;

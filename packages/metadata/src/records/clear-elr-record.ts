@@ -11,4 +11,9 @@ export const ClearElrRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link ClearElrRecord} (Kafka's generated `ClearElrRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type ClearElrRecordData = MessageData<typeof ClearElrRecord>;

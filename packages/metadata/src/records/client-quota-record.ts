@@ -20,4 +20,9 @@ export const ClientQuotaRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link ClientQuotaRecord} (Kafka's generated `ClientQuotaRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type ClientQuotaRecordData = MessageData<typeof ClientQuotaRecord>;

@@ -14,4 +14,9 @@ export const ConfigRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link ConfigRecord} (Kafka's generated `ConfigRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type ConfigRecordData = MessageData<typeof ConfigRecord>;

@@ -17,4 +17,9 @@ export const DelegationTokenRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link DelegationTokenRecord} (Kafka's generated `DelegationTokenRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type DelegationTokenRecordData = MessageData<typeof DelegationTokenRecord>;

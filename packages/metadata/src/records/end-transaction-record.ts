@@ -9,4 +9,9 @@ export const EndTransactionRecord = defineMessage({
   fields: {},
 });
 
+/**
+ * The decoded fields of a {@link EndTransactionRecord} (Kafka's generated `EndTransactionRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type EndTransactionRecordData = MessageData<typeof EndTransactionRecord>;

@@ -12,4 +12,9 @@ export const FeatureLevelRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link FeatureLevelRecord} (Kafka's generated `FeatureLevelRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type FeatureLevelRecordData = MessageData<typeof FeatureLevelRecord>;

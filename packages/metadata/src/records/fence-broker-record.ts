@@ -12,4 +12,9 @@ export const FenceBrokerRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link FenceBrokerRecord} (Kafka's generated `FenceBrokerRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type FenceBrokerRecordData = MessageData<typeof FenceBrokerRecord>;

@@ -62,7 +62,12 @@ export const MetadataRecordType = {
   UNREGISTER_CONTROLLER_RECORD: 29,
 } as const;
 
+/** A `MetadataRecordType` key: Kafka's `MetadataRecordType` enum constant name (`TOPIC_RECORD`). */
 export type MetadataRecordTypeName = keyof typeof MetadataRecordType;
+/**
+ * A metadata record type id (the frame's record type, Kafka's `apiKey` of the record schema): 0 to
+ * 29 without 6, 13 and 16.
+ */
 export type MetadataRecordTypeId = (typeof MetadataRecordType)[MetadataRecordTypeName];
 
 /** The codec of each record type, keyed by type id. */
@@ -96,6 +101,7 @@ export const METADATA_RECORD_CODECS = {
   29: UnregisterControllerRecord,
 } as const satisfies Record<MetadataRecordTypeId, object>;
 
+/** The codec type of each record type id, so `MetadataRecordCodecs[2]` is TopicRecord's codec. */
 export type MetadataRecordCodecs = typeof METADATA_RECORD_CODECS;
 
 /** Every record type id, ascending. */

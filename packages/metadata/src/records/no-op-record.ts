@@ -9,4 +9,9 @@ export const NoOpRecord = defineMessage({
   fields: {},
 });
 
+/**
+ * The decoded fields of a {@link NoOpRecord} (Kafka's generated `NoOpRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type NoOpRecordData = MessageData<typeof NoOpRecord>;

@@ -79,4 +79,9 @@ export const PartitionChangeRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link PartitionChangeRecord} (Kafka's generated `PartitionChangeRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type PartitionChangeRecordData = MessageData<typeof PartitionChangeRecord>;

@@ -37,4 +37,9 @@ export const PartitionRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link PartitionRecord} (Kafka's generated `PartitionRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type PartitionRecordData = MessageData<typeof PartitionRecord>;

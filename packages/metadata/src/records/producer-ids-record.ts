@@ -13,4 +13,9 @@ export const ProducerIdsRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link ProducerIdsRecord} (Kafka's generated `ProducerIdsRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type ProducerIdsRecordData = MessageData<typeof ProducerIdsRecord>;

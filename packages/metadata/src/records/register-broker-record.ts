@@ -40,4 +40,9 @@ export const RegisterBrokerRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link RegisterBrokerRecord} (Kafka's generated `RegisterBrokerRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type RegisterBrokerRecordData = MessageData<typeof RegisterBrokerRecord>;

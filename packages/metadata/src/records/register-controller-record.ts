@@ -28,4 +28,9 @@ export const RegisterControllerRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link RegisterControllerRecord} (Kafka's generated `RegisterControllerRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type RegisterControllerRecordData = MessageData<typeof RegisterControllerRecord>;

@@ -11,4 +11,9 @@ export const RemoveAccessControlEntryRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link RemoveAccessControlEntryRecord} (Kafka's generated `RemoveAccessControlEntryRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type RemoveAccessControlEntryRecordData = MessageData<typeof RemoveAccessControlEntryRecord>;

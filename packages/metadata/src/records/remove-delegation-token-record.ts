@@ -11,4 +11,9 @@ export const RemoveDelegationTokenRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link RemoveDelegationTokenRecord} (Kafka's generated `RemoveDelegationTokenRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type RemoveDelegationTokenRecordData = MessageData<typeof RemoveDelegationTokenRecord>;

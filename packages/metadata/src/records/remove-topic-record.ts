@@ -11,4 +11,9 @@ export const RemoveTopicRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link RemoveTopicRecord} (Kafka's generated `RemoveTopicRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type RemoveTopicRecordData = MessageData<typeof RemoveTopicRecord>;

@@ -12,4 +12,9 @@ export const RemoveUserScramCredentialRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link RemoveUserScramCredentialRecord} (Kafka's generated `RemoveUserScramCredentialRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type RemoveUserScramCredentialRecordData = MessageData<typeof RemoveUserScramCredentialRecord>;

@@ -12,4 +12,9 @@ export const TopicRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link TopicRecord} (Kafka's generated `TopicRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type TopicRecordData = MessageData<typeof TopicRecord>;

@@ -12,4 +12,9 @@ export const UnfenceBrokerRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link UnfenceBrokerRecord} (Kafka's generated `UnfenceBrokerRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type UnfenceBrokerRecordData = MessageData<typeof UnfenceBrokerRecord>;

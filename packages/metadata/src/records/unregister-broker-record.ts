@@ -12,4 +12,9 @@ export const UnregisterBrokerRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link UnregisterBrokerRecord} (Kafka's generated `UnregisterBrokerRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type UnregisterBrokerRecordData = MessageData<typeof UnregisterBrokerRecord>;

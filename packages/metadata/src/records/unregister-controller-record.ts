@@ -11,4 +11,9 @@ export const UnregisterControllerRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link UnregisterControllerRecord} (Kafka's generated `UnregisterControllerRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type UnregisterControllerRecordData = MessageData<typeof UnregisterControllerRecord>;

@@ -16,4 +16,9 @@ export const UserScramCredentialRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link UserScramCredentialRecord} (Kafka's generated `UserScramCredentialRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type UserScramCredentialRecordData = MessageData<typeof UserScramCredentialRecord>;

@@ -14,4 +14,9 @@ export const ZkMigrationStateRecord = defineMessage({
   },
 });
 
+/**
+ * The decoded fields of a {@link ZkMigrationStateRecord} (Kafka's generated `ZkMigrationStateRecord` message class): what
+ * `MetadataRecordSerde.read` returns as `data` for this record type, and what `serialize` and
+ * `write` take. Fields absent at the record's version hold their schema defaults.
+ */
 export type ZkMigrationStateRecordData = MessageData<typeof ZkMigrationStateRecord>;

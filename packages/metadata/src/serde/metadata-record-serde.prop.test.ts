@@ -20,10 +20,10 @@ describe.each(CODECS.map((codec) => [codec.name, codec] as const))(
       fc.assert(
         fc.property(messageArbitrary(codec, version), (data) => {
           const record = { recordType: codec.apiKey, version, data } as ApiMessageAndVersion;
-          const value = serde.write(record);
+          const value = serde.serialize(record);
           const decoded = serde.read(value);
           expect(decoded).toEqual(record);
-          expect(serde.write(decoded).equals(value)).toBe(true);
+          expect(serde.serialize(decoded).equals(value)).toBe(true);
         }),
         { numRuns: 60 },
       );
@@ -33,7 +33,7 @@ describe.each(CODECS.map((codec) => [codec.name, codec] as const))(
 
 /** A framed value cut, with bytes flipped, or with bytes inserted. */
 const mutatedValue = apiMessageAndVersionArbitrary().chain((record) => {
-  const value = serde.write(record);
+  const value = serde.serialize(record);
   return fc.oneof(
     fc.nat({ max: value.length - 1 }).map((length) => value.subarray(0, length)),
     fc
@@ -74,7 +74,7 @@ describe('MetadataRecordSerde on damaged values', () => {
     fc.assert(
       fc.property(
         apiMessageAndVersionArbitrary().chain((record) => {
-          const value = serde.write(record);
+          const value = serde.serialize(record);
           return fc.nat({ max: value.length - 1 }).map((length) => value.subarray(0, length));
         }),
         (value) => {

@@ -3,6 +3,7 @@ import { MemoryRecords, RecordsIterator } from '@kraft/records';
 import { describe, expect, it } from 'vitest';
 import { MetadataParseError, type MetadataParseFailure } from '../errors/metadata-parse-error.js';
 import { MetadataRecordType } from '../records/metadata-record-type.js';
+import { PartitionRecord } from '../records/partition-record.js';
 import { type ApiMessageAndVersion, apiMessageAndVersion } from './api-message-and-version.js';
 import { MetadataRecordSerde } from './metadata-record-serde.js';
 
@@ -33,13 +34,13 @@ describe('MetadataRecordSerde', () => {
       version: 0,
       data: { name: 'metadata.version', featureLevel: 21 },
     });
-    expect(serde.write(record).toString('hex')).toBe(FEATURE_LEVEL_VALUE);
+    expect(serde.serialize(record).toString('hex')).toBe(FEATURE_LEVEL_VALUE);
   });
 
   it('decodes and re-encodes NoOpRecord v0', () => {
     const record = serde.read(Buffer.from(NO_OP_VALUE, 'hex'));
     expect(record).toEqual({ recordType: MetadataRecordType.NO_OP_RECORD, version: 0, data: {} });
-    expect(serde.write(record).toString('hex')).toBe(NO_OP_VALUE);
+    expect(serde.serialize(record).toString('hex')).toBe(NO_OP_VALUE);
   });
 
   it('decodes the two records of vector A through the batch raft hands a listener', () => {
@@ -85,7 +86,7 @@ describe('MetadataRecordSerde', () => {
       }),
       apiMessageAndVersion(MetadataRecordType.REMOVE_TOPIC_RECORD, 0, { topicId }),
     ];
-    for (const record of records) expect(serde.read(serde.write(record))).toEqual(record);
+    for (const record of records) expect(serde.read(serde.serialize(record))).toEqual(record);
   });
 
   it('refuses frame version 0 and any frame version but 1', () => {
@@ -142,12 +143,73 @@ describe('MetadataRecordSerde', () => {
 
   it('refuses to write an unknown type or a version the type lacks', () => {
     const unknown = { recordType: 6, version: 0, data: {} } as unknown as ApiMessageAndVersion;
-    expect(() => serde.write(unknown)).toThrow(UnsupportedVersionError);
+    expect(() => serde.serialize(unknown)).toThrow(UnsupportedVersionError);
     const writer = new ByteWriter(8);
     expect(() => serde.writeTo(writer, apiMessageAndVersion(MetadataRecordType.NO_OP_RECORD, 1, {}))).toThrow(
       UnsupportedVersionError,
     );
     expect(writer.toBuffer().length).toBe(0);
+  });
+});
+
+describe("MetadataRecordSerde as raft's RecordSerde", () => {
+  const topicId = Uuid.fromString('b8tRS7h4TJ2Vt43Dp85v2A');
+  const topic = apiMessageAndVersion(MetadataRecordType.TOPIC_RECORD, 0, { name: 'events', topicId });
+  const manyReplicas = Array.from({ length: 30_000 }, (_, index) => index);
+  // 240 KB of replica ids: the sizing writer grows, and smaller records still come out right.
+  const large = apiMessageAndVersion(
+    MetadataRecordType.PARTITION_RECORD,
+    0,
+    PartitionRecord.defaults({ topicId, replicas: manyReplicas, isr: manyReplicas }),
+  );
+  const noOp = apiMessageAndVersion(MetadataRecordType.NO_OP_RECORD, 0, {});
+
+  it('sizes, then writes at an offset the same bytes as serialize, returning their count', () => {
+    const target = Buffer.alloc(64, 0xee);
+    const size = serde.recordSize(topic);
+    expect(size).toBe(serde.serialize(topic).length);
+    expect(serde.write(topic, target, 5)).toBe(size);
+    expect(target.subarray(5, 5 + size).equals(serde.serialize(topic))).toBe(true);
+    expect(target[4]).toBe(0xee);
+    expect(target[5 + size]).toBe(0xee);
+  });
+
+  it('writes the right bytes when another record was sized in between, or none was', () => {
+    const target = Buffer.alloc(64);
+    serde.recordSize(topic);
+    expect(serde.recordSize(noOp)).toBe(4);
+    expect(serde.write(topic, target, 0)).toBe(serde.serialize(topic).length);
+    expect(target.subarray(0, serde.serialize(topic).length).equals(serde.serialize(topic))).toBe(true);
+    expect(serde.write(noOp, target, 0)).toBe(4);
+    expect(target.subarray(0, 4).toString('hex')).toBe(NO_OP_VALUE);
+  });
+
+  it('stays right after a record larger than the sizing buffer keeps', () => {
+    const target = Buffer.alloc(300_000);
+    const size = serde.recordSize(large);
+    expect(size).toBeGreaterThan(200_000);
+    expect(serde.write(large, target, 0)).toBe(size);
+    expect(serde.read(target.subarray(0, size))).toEqual(large);
+    const topicSize = serde.recordSize(topic);
+    serde.write(topic, target, 0);
+    expect(serde.read(target.subarray(0, topicSize))).toEqual(topic);
+  });
+
+  it('refuses a target without room and writes nothing into it', () => {
+    const size = serde.recordSize(topic);
+    const target = Buffer.alloc(size + 2, 0xee);
+    expect(() => serde.write(topic, target, 3)).toThrow(RangeError);
+    expect(() => serde.write(topic, target, -1)).toThrow(RangeError);
+    expect(target.every((byte) => byte === 0xee)).toBe(true);
+    expect(serde.write(topic, target, 2)).toBe(size);
+  });
+
+  it('recovers after a record that cannot be encoded', () => {
+    const badVersion = apiMessageAndVersion(MetadataRecordType.NO_OP_RECORD, 1, {});
+    expect(() => serde.recordSize(badVersion)).toThrow(UnsupportedVersionError);
+    const target = Buffer.alloc(4);
+    expect(serde.write(noOp, target, 0)).toBe(4);
+    expect(target.toString('hex')).toBe(NO_OP_VALUE);
   });
 });
 
@@ -158,7 +220,7 @@ describe('unknown tagged fields in hand-built values', () => {
   function roundTrip(hex: string): ApiMessageAndVersion {
     const value = Buffer.from(hex.replace(/\s+/g, ''), 'hex');
     const record = serde.read(value);
-    expect(serde.write(record).toString('hex')).toBe(value.toString('hex'));
+    expect(serde.serialize(record).toString('hex')).toBe(value.toString('hex'));
     return record;
   }
 
@@ -227,12 +289,12 @@ describe('unknown tagged fields in hand-built values', () => {
       eligibleLeaderReplicas: null,
       lastKnownElr: null,
     });
-    expect(serde.write(unchanged).toString('hex')).toBe(
+    expect(serde.serialize(unchanged).toString('hex')).toBe(
       `010500 00000003 ${TOPIC_ID_HEX} 00`.replace(/ /g, ''),
     );
     // An empty ISR is a change (not null), and a leader of -1 is "no leader", not the default -2.
     const changed = { ...unchanged, data: { ...unchanged.data, isr: [], leader: -1 } };
-    expect(serde.write(changed).toString('hex')).toBe(
+    expect(serde.serialize(changed).toString('hex')).toBe(
       `010500 00000003 ${TOPIC_ID_HEX} 02 00 01 01 01 04 ffffffff`.replace(/ /g, ''),
     );
   });

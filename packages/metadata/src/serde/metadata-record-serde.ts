@@ -1,9 +1,9 @@
 import { ByteReader, ByteWriter, ProtocolError, UnsupportedVersionError } from '@kraft/protocol';
+import type { RecordSerde } from '@kraft/raft';
 import type { Batch } from '@kraft/records';
 import { MetadataParseError } from '../errors/metadata-parse-error.js';
 import { metadataRecordCodec } from '../records/metadata-record-type.js';
 import type { ApiMessageAndVersion } from './api-message-and-version.js';
-import type { RecordSerde } from './record-serde.js';
 
 /**
  * The frame version KRaft writes before every metadata record. Version 0 was the 2.8 preview
@@ -68,9 +68,25 @@ function parseFailure(error: unknown, what: string, position: number): unknown {
  * a version the type lacks, a value cut short and bytes after the message, each with a
  * `MetadataParseError` naming the byte where it stopped. Lengths inside the message are
  * checked against the bytes that remain before anything is allocated (`ByteReader`).
+ *
+ * It is raft's `RecordSerde<ApiMessageAndVersion>` (`recordSize`, then `write` into a caller's
+ * buffer, `read`), so a `RaftNode` or the snapshot emitter can size a batch before writing it.
+ * Like Kafka's `ObjectSerializationCache`, `recordSize` keeps the bytes it encoded for the
+ * `write` of the same record that follows, so a record is encoded once; any other call drops
+ * them. One instance is used from one thread at a time (JavaScript's), and records are
+ * immutable, so the kept bytes are never stale.
  */
 export class MetadataRecordSerde implements RecordSerde<ApiMessageAndVersion> {
+  /** The shared instance; the serde holds no state beyond its one-record sizing cache. */
   static readonly INSTANCE = new MetadataRecordSerde();
+
+  /**
+   * Holds the bytes of `sizedRecord`, reused from record to record; it grows to the largest
+   * record sized, which fits in a batch (raft's maximum batch size, 8 MiB).
+   */
+  private readonly sizingWriter = new ByteWriter(INITIAL_WRITE_BUFFER_BYTES);
+  private sizedRecord: ApiMessageAndVersion | undefined;
+  private sizedBytes: Buffer | undefined;
 
   /** Reads and checks the frame; the message is left undecoded at `bodyOffset`. */
   readHeader(value: Buffer): MetadataRecordHeader {
@@ -81,7 +97,14 @@ export class MetadataRecordSerde implements RecordSerde<ApiMessageAndVersion> {
     return { frameVersion: METADATA_FRAME_VERSION, recordType, version, bodyOffset: reader.offset };
   }
 
-  /** Decodes a whole value: one reader, no intermediate objects (the loader calls it per record). */
+  /**
+   * Decodes a whole value: one reader, no intermediate objects (the loader calls it per record).
+   * Byte fields (SCRAM salts and keys, token HMACs, unknown tagged fields) come back as views of
+   * `value`, so `value` must not be overwritten while the record is in use; raft's `RecordSerde`
+   * only promises the buffer for the call, so a caller that reuses it must copy those fields.
+   *
+   * @throws {@link MetadataParseError} for bytes that are not one whole metadata record.
+   */
   read(value: Buffer): ApiMessageAndVersion {
     const reader = new ByteReader(value);
     readFrameVersion(reader);
@@ -118,7 +141,39 @@ export class MetadataRecordSerde implements RecordSerde<ApiMessageAndVersion> {
     return { recordType, version, data } as ApiMessageAndVersion;
   }
 
-  write(record: ApiMessageAndVersion): Buffer {
+  /**
+   * The exact number of bytes `write` produces for `record`. The record is encoded here (into a
+   * reused writer) and its bytes kept for the next `write` of the same record.
+   *
+   * @throws {@link UnsupportedVersionError} for an unknown record type or version.
+   * @throws {@link ProtocolError} for a field that cannot be encoded (see `writeTo`).
+   */
+  recordSize(record: ApiMessageAndVersion): number {
+    return this.sizedBytesOf(record).length;
+  }
+
+  /**
+   * Writes the framed `record` at `target[offset]` and returns the number of bytes written
+   * (`recordSize(record)`), copying the bytes `recordSize` kept when it sized this record.
+   *
+   * @throws {@link RangeError} when `target` has fewer than `recordSize(record)` bytes after
+   * `offset` (nothing is written).
+   * @throws {@link UnsupportedVersionError} or {@link ProtocolError} as `recordSize`.
+   */
+  write(record: ApiMessageAndVersion, target: Buffer, offset: number): number {
+    const bytes = this.sizedBytesOf(record);
+    this.sizedRecord = undefined;
+    this.sizedBytes = undefined;
+    if (!Number.isSafeInteger(offset) || offset < 0 || offset + bytes.length > target.length) {
+      throw new RangeError(
+        `a ${bytes.length}-byte metadata record does not fit at offset ${offset} of a ${target.length}-byte buffer`,
+      );
+    }
+    return bytes.copy(target, offset);
+  }
+
+  /** The framed `record` in a buffer of its own (tests, tools, digests; not for batches). */
+  serialize(record: ApiMessageAndVersion): Buffer {
     const writer = new ByteWriter(INITIAL_WRITE_BUFFER_BYTES);
     this.writeTo(writer, record);
     return writer.toBuffer();
@@ -136,6 +191,17 @@ export class MetadataRecordSerde implements RecordSerde<ApiMessageAndVersion> {
     writer.writeUnsignedVarint(record.recordType);
     writer.writeUnsignedVarint(record.version);
     codec.writeTo(writer, record.data, record.version);
+  }
+
+  private sizedBytesOf(record: ApiMessageAndVersion): Buffer {
+    if (record === this.sizedRecord && this.sizedBytes !== undefined) return this.sizedBytes;
+    this.sizedRecord = undefined;
+    this.sizedBytes = undefined;
+    this.sizingWriter.offset = 0;
+    this.writeTo(this.sizingWriter, record);
+    this.sizedBytes = this.sizingWriter.toBuffer();
+    this.sizedRecord = record;
+    return this.sizedBytes;
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { OffsetAndEpoch, SnapshotWriter } from '@kraft/raft';
 import { RaftClientTestContext } from '@kraft/raft/test-kit';
 import { describe, expect, it } from 'vitest';
 import { ManualTime } from '../../test/support/loader-fixtures.js';
@@ -12,6 +13,7 @@ import { MetadataDelta } from '../image/metadata-delta.js';
 import { MetadataImage } from '../image/metadata-image.js';
 import { MetadataProvenance } from '../image/metadata-provenance.js';
 import { MetadataRecordType } from '../records/metadata-record-type.js';
+import { MetadataRecordSerde } from '../serde/metadata-record-serde.js';
 import { SnapshotEmitter } from './snapshot-emitter.js';
 
 function imageWithTopics(topicCount: number, provenance: MetadataProvenance): MetadataImage {
@@ -23,6 +25,42 @@ function imageWithTopics(topicCount: number, provenance: MetadataProvenance): Me
     delta.replay(latest(MetadataRecordType.TOPIC_RECORD, { name: `topic-${index}`, topicId: uuidOf(index) }));
   }
   return delta.apply(provenance);
+}
+
+/** `topicCount` topics of `partitions` partitions each: about 80 bytes per partition record. */
+function imageWithPartitions(topicCount: number, partitions: number, provenance: MetadataProvenance) {
+  const delta = new MetadataDelta(MetadataImage.EMPTY);
+  for (let index = 0; index < topicCount; index += 1) {
+    delta.replay(latest(MetadataRecordType.TOPIC_RECORD, { name: `topic-${index}`, topicId: uuidOf(index) }));
+    for (let partitionId = 0; partitionId < partitions; partitionId += 1) {
+      delta.replay(partitionRecord(uuidOf(index), partitionId));
+    }
+  }
+  return delta.apply(provenance);
+}
+
+/** A raft client whose snapshot writers keep every value they were handed (as a lazy writer might). */
+function keepingValues(createSnapshot: (id: OffsetAndEpoch, timeMs: number) => SnapshotWriter | undefined) {
+  const kept: Buffer[] = [];
+  const raftClient = {
+    createSnapshot(id: OffsetAndEpoch, timeMs: number): SnapshotWriter | undefined {
+      const writer = createSnapshot(id, timeMs);
+      if (writer === undefined) return undefined;
+      return {
+        snapshotId: writer.snapshotId,
+        lastContainedLogOffset: writer.lastContainedLogOffset,
+        lastContainedLogEpoch: writer.lastContainedLogEpoch,
+        isFrozen: () => writer.isFrozen(),
+        append(values) {
+          kept.push(...values);
+          writer.append(values);
+        },
+        freeze: () => writer.freeze(),
+        close: () => writer.close(),
+      };
+    },
+  };
+  return { kept, raftClient };
 }
 
 async function committedLeader(values: number) {
@@ -124,5 +162,38 @@ describe('SnapshotEmitter', () => {
     await expect(emitter.maybeEmit(image)).rejects.toThrow(UnwritableMetadataError);
     expect(context.client.latestSnapshotId()).toBeUndefined();
     expect(emitter.metrics.snapshotsGenerated).toBe(0);
+  });
+
+  it('never writes over a value it handed to raft: values share chunks, each chunk written once', async () => {
+    const { context, epoch } = await committedLeader(1);
+    // 3,600 PartitionRecords (about 300 KB): more than one 256 KiB chunk of values.
+    const image = imageWithPartitions(
+      45,
+      80,
+      new MetadataProvenance(context.client.highWatermark()! - 1, epoch, 0, true),
+    );
+    const { kept, raftClient } = keepingValues((id, timeMs) => context.client.createSnapshot(id, timeMs));
+    const result = await new SnapshotEmitter({ raftClient }).maybeEmit(image);
+    expect(result?.recordCount).toBe(3645);
+    expect(new Set(kept.map((value) => value.buffer)).size).toBeGreaterThan(1);
+    expect(kept).toEqual(imageRecordValues(image));
+    expect(snapshotRecordValues(context.log, result!.snapshotId)).toEqual(imageRecordValues(image));
+  });
+
+  it('stops on a serde whose write disagrees with its recordSize, and leaves no snapshot', async () => {
+    const { context, epoch } = await committedLeader(1);
+    const image = imageWithTopics(
+      3,
+      new MetadataProvenance(context.client.highWatermark()! - 1, epoch, 0, true),
+    );
+    const inner = MetadataRecordSerde.INSTANCE;
+    const serde = {
+      recordSize: (record: Parameters<typeof inner.recordSize>[0]) => inner.recordSize(record) + 1,
+      write: inner.write.bind(inner),
+      read: inner.read.bind(inner),
+    };
+    const emitter = new SnapshotEmitter({ raftClient: context.client, serde });
+    await expect(emitter.maybeEmit(image)).rejects.toThrow(/wrote \d+ bytes where recordSize said/);
+    expect(context.client.latestSnapshotId()).toBeUndefined();
   });
 });

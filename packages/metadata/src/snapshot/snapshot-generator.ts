@@ -13,8 +13,19 @@ export const DEFAULT_MAX_BYTES_SINCE_LAST_SNAPSHOT = 20 * 1024 * 1024;
 /** `metadata.log.max.snapshot.interval.ms`: one hour; 0 turns the time trigger off. */
 export const DEFAULT_MAX_TIME_SINCE_LAST_SNAPSHOT_MS = 60 * 60 * 1000;
 
+/**
+ * What a `SnapshotGenerator` writes with, reports to and triggers on (Kafka's
+ * `SnapshotGenerator.Builder`).
+ */
 export interface SnapshotGeneratorOptions {
-  readonly emitter: { maybeEmit(image: MetadataImage): Promise<SnapshotEmitResult | undefined> };
+  /**
+   * Writes the snapshot (a `SnapshotEmitter`); `maybeEmit` resolves to undefined when the snapshot
+   * exists already.
+   */
+  readonly emitter: {
+    /** Writes `image` as a snapshot; resolves to undefined when a snapshot with its id exists. */
+    maybeEmit(image: MetadataImage): Promise<SnapshotEmitResult | undefined>;
+  };
   /** The "metadata publishing" handler: a failed snapshot is counted, never fatal. */
   readonly faultHandler: FaultHandler;
   /** Shared with the loading fault handler, which disables snapshots after a loading fault. */

@@ -8,6 +8,7 @@ import {
 } from '../records/metadata-record-type.js';
 import type { ApiMessageAndVersion } from '../serde/api-message-and-version.js';
 
+/** Which records `apiMessageAndVersionArbitrary` draws. */
 export interface ApiMessageAndVersionArbitraryOptions {
   /** The record types to draw from; every type by default. */
   readonly recordTypes?: readonly MetadataRecordTypeId[];

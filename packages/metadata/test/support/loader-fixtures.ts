@@ -62,7 +62,7 @@ export function dataBatch(
   records: readonly ApiMessageAndVersion[],
   options: { epoch?: number; appendTimestamp?: number } = {},
 ): Batch {
-  const values = records.map((record) => MetadataRecordSerde.INSTANCE.write(record));
+  const values = records.map((record) => MetadataRecordSerde.INSTANCE.serialize(record));
   const kafkaRecords: KafkaRecord[] = values.map((value, index) => ({
     offset: baseOffset + index,
     timestamp: options.appendTimestamp ?? 0,

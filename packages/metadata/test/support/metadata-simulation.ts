@@ -547,7 +547,7 @@ export async function runMetadataSimulation(
       const hasVersion = image.features.metadataVersion() !== undefined;
       cluster.proposeThroughLeader(
         (hasVersion ? nextBatch(random, model, image) : [METADATA_VERSION]).map((record) =>
-          serde.write(record),
+          serde.serialize(record),
         ),
       );
     }

@@ -33,5 +33,5 @@ export function snapshotImage(log: RaftLog, snapshotId: OffsetAndEpoch): Metadat
 
 /** An image's records as values, in `records()` order: what its snapshot must hold. */
 export function imageRecordValues(image: MetadataImage): Buffer[] {
-  return [...image.records()].map((record) => MetadataRecordSerde.INSTANCE.write(record));
+  return [...image.records()].map((record) => MetadataRecordSerde.INSTANCE.serialize(record));
 }
