@@ -171,7 +171,9 @@ function checkRun(
     try {
       logCheck = checkNodeLog(node.nodeId, node.logDirectory, report?.offset);
     } catch (error) {
-      failures.push(`node ${node.nodeId}: its log or a snapshot does not decode: ${describeWithCauses(error)}`);
+      failures.push(
+        `node ${node.nodeId}: its log or a snapshot does not decode: ${describeWithCauses(error)}`,
+      );
     }
     return { report, logCheck, usage: usage.find((entry) => entry.nodeId === node.nodeId) };
   });

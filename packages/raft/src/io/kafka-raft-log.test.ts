@@ -6,9 +6,9 @@
 import { LogConfig } from '@kraft/log';
 import { MemoryFileSystem, RecordsIterator } from '@kraft/records';
 import { describe, expect, it } from 'vitest';
+import { RaftClientTestContext, recordsOf } from '../../test/kit/raft-client-test-context.js';
 import type { OutboundRequest } from '../ports/network-channel.js';
 import type { RaftLog } from '../ports/raft-log.js';
-import { RaftClientTestContext, recordsOf } from '../testing/raft-client-test-context.js';
 import { openKafkaRaftLog } from './kafka-raft-log.js';
 
 const CONFIG = new LogConfig({ internalSegmentBytes: 1 << 20 });
