@@ -185,7 +185,6 @@ async function main(): Promise<void> {
     }
     const loaded = loadDelta.apply(snapshotImage.provenance);
     const loadMs = performance.now() - startMs;
-    raw.close();
     line('load the snapshot back', `${loadMs.toFixed(0)} ms`);
     let partitions = 0;
     for (const topic of loaded.topics.topicsById.values()) partitions += topic.partitions.size;

@@ -42,7 +42,10 @@ afterEach(() => {
  * A real on-disk log written through a KafkaRaftClient: two committed appends, a snapshot after
  * each; the second snapshot leaves out a record (`plantedBug`) or not.
  */
-async function writeLog(plantedBug: boolean): Promise<{ directory: string; all: ApiMessageAndVersion[] }> {
+async function writeLog(
+  plantedBug: boolean,
+  moveLogStartToFirstSnapshot = false,
+): Promise<{ directory: string; all: ApiMessageAndVersion[] }> {
   const directory = mkdtempSync(join(tmpdir(), 'kraft-log-check-'));
   directories.push(directory);
   const context = await RaftClientTestContext.builder(0, [0, 1, 2])
@@ -66,16 +69,20 @@ async function writeLog(plantedBug: boolean): Promise<{ directory: string; all: 
     await context.poll();
     committed.push(...records);
     const snapshotRecords = [...imageOf(committed).records()].slice(0, dropLast ? -1 : undefined);
-    const writer = context.client.createSnapshot(
-      { offset: context.client.highWatermark() as number, epoch },
-      0,
-    );
+    const snapshotId = { offset: context.client.highWatermark() as number, epoch };
+    const writer = context.client.createSnapshot(snapshotId, 0);
     writer?.append(snapshotRecords.map((record) => serde.serialize(record)));
     writer?.freeze();
     writer?.close();
+    return snapshotId;
   };
-  await appendAndSnapshot([metadataVersion, topic('a', 1n)], false);
+  const firstSnapshotId = await appendAndSnapshot([metadataVersion, topic('a', 1n)], false);
   await appendAndSnapshot([topic('b', 2n), topic('c', 3n)], plantedBug);
+  if (moveLogStartToFirstSnapshot) {
+    // One segment: nothing is deleted (so this returns false), but the log start moves.
+    context.log.deleteBeforeSnapshot(firstSnapshotId);
+    expect(context.log.startOffset()).toBe(firstSnapshotId.offset);
+  }
   context.log.close();
   return { directory, all: committed };
 }
@@ -96,6 +103,17 @@ describe('checkNodeLog', () => {
     expect(first?.matches).toBe(true);
     expect(second?.matches).toBe(false);
     expect(second?.logDigest).toBeDefined();
+  });
+
+  it('starts from the snapshot at a moved log start and still checks that snapshot', async () => {
+    // The log owns the readers it hands out (shared, cached): the check once closed the one it
+    // loaded the start from, and its second look at that snapshot found the file closed.
+    const { directory, all } = await writeLog(false, true);
+    const check = checkNodeLog(1, directory);
+    expect(check.logStartOffset).toBeGreaterThan(0);
+    expect(check.snapshots).toHaveLength(2);
+    expect(check.snapshots.every((snapshot) => snapshot.matches)).toBe(true);
+    expect(check.replayedDigest).toBe(imageDigest(imageOf(all)).digest);
   });
 
   it('replays only up to the offset it is given', async () => {

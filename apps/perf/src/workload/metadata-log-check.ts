@@ -68,7 +68,9 @@ function loadSnapshotImage(log: RaftLog, snapshotId: OffsetAndEpoch): MetadataIm
     lastContainedLogEpoch: snapshotId.epoch,
     lastContainedLogTimestamp: () => -1,
     [Symbol.iterator]: () => new RecordsIterator(raw.records())[Symbol.iterator](),
-    close: () => raw.close(),
+    // The log owns the raw reader (shared and cached, closed when the snapshot goes): closing it
+    // here would close it for the next look at the same snapshot.
+    close: () => {},
   };
   const loader = new MetadataLoader({
     highWatermark: () => snapshotId.offset,

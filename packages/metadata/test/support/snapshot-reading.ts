@@ -9,11 +9,8 @@ import { MetadataRecordSerde } from '../../src/serde/metadata-record-serde.js';
 export function snapshotBatches(log: RaftLog, snapshotId: OffsetAndEpoch): Batch[] {
   const raw = log.readSnapshot(snapshotId);
   if (raw === undefined) throw new Error(`no snapshot ${snapshotId.offset}-${snapshotId.epoch}`);
-  try {
-    return [...new RecordsIterator(raw.records())];
-  } finally {
-    raw.close();
-  }
+  // The log owns the raw reader (shared and cached): it is read, never closed, here.
+  return [...new RecordsIterator(raw.records())];
 }
 
 /** The metadata record values of a snapshot, in order (each batch owns its bytes, so no copy). */
