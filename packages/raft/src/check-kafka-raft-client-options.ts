@@ -86,6 +86,9 @@ export function checkKafkaRaftClientOptions(options: unknown): void {
   if (given['localEndpoints'] !== undefined) {
     checkInstance(name('localEndpoints'), given['localEndpoints'], Endpoints);
   }
+  if (given['maxQueuedMessages'] !== undefined) {
+    checkInteger(name('maxQueuedMessages'), given['maxQueuedMessages'], { minimum: 1 });
+  }
   if (given['listenerReadBufferBytes'] !== undefined) {
     checkInteger(name('listenerReadBufferBytes'), given['listenerReadBufferBytes'], { minimum: 1 });
   }

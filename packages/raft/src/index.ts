@@ -27,7 +27,6 @@ export {
 } from './io/file-quorum-state-store.js';
 export { type KafkaRaftLogOptions, openKafkaRaftLog } from './io/kafka-raft-log.js';
 export {
-  type CommitLatency,
   DEFAULT_LEADERSHIP_TRANSFER_TIMEOUT_MS,
   DEFAULT_READ_INDEX_TIMEOUT_MS,
   type DrivenNetworkChannel,
@@ -43,10 +42,10 @@ export {
 export { createSystemRandom } from './io/system-random.js';
 export { SystemTime } from './io/system-time.js';
 export {
+  DEFAULT_MAX_QUEUED_MESSAGES,
   DEFAULT_RPC_VERSIONS,
   KafkaRaftClient,
   type KafkaRaftClientOptions,
-  MAX_INBOUND_QUEUE_SIZE,
   RaftApiKey,
   type RaftClientObservableState,
   type RpcVersions,
