@@ -20,7 +20,7 @@ import { VoterSet } from './voter-set.js';
 const OWNER = 'KafkaRaftClient';
 
 /** Every method of the `RaftLog` port. */
-export const RAFT_LOG_METHODS = [
+const RAFT_LOG_METHODS = [
   'appendAsLeader',
   'appendAsFollower',
   'read',

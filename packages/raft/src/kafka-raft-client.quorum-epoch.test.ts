@@ -1,6 +1,7 @@
 import { Errors } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
-import { RaftApiKey, strictExponentialElectionBackoffMs } from './kafka-raft-client.js';
+import { strictExponentialElectionBackoffMs } from './handlers/quorum-epoch-handler.js';
+import { RaftApiKey } from './kafka-raft-client.js';
 import { RaftClientTestContext } from './testing/raft-client-test-context.js';
 
 const BEGIN = RaftApiKey.BEGIN_QUORUM_EPOCH;

@@ -83,9 +83,6 @@ import { DEFAULT_RPC_VERSIONS, type RpcVersions } from './rpc/rpc-versions.js';
 import { DEFAULT_CONTROLLER_LISTENER_NAME } from './voter-set.js';
 
 // The public names this module has always exported; they now live beside the code that uses them.
-export { MAX_PENDING_COMMITS } from './client/leader-write-path.js';
-export { MAX_PARKED_FETCHES } from './handlers/fetch-handler.js';
-export { strictExponentialElectionBackoffMs } from './handlers/quorum-epoch-handler.js';
 export type { KafkaRaftClientOptions } from './kafka-raft-client-options.js';
 export type { RaftClientObservableState } from './raft-client-observable-state.js';
 export { RaftApiKey } from './rpc/raft-api-key.js';

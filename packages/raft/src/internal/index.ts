@@ -2,6 +2,7 @@
 // request manager, ...) for this package's own tests and simulator. Nothing outside packages/raft
 // may import it (tooling/scripts/check-layers.ts); it follows no semver promise.
 export { ElectionState } from '../election-state.js';
+export { strictExponentialElectionBackoffMs } from '../handlers/quorum-epoch-handler.js';
 export {
   BatchAccumulator,
   type CompletedBatch,
@@ -12,7 +13,6 @@ export {
 export { EpochElection } from '../internals/epoch-election.js';
 export { Timer } from '../internals/timer.js';
 export { parseQuorumState, serializeQuorumState } from '../io/file-quorum-state-store.js';
-export { strictExponentialElectionBackoffMs } from '../kafka-raft-client.js';
 export { QuorumState, type QuorumStateOptions } from '../quorum-state.js';
 export { MAX_HELD_MESSAGES } from '../raft-outbox.js';
 export { RequestManager } from '../request-manager.js';
