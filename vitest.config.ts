@@ -14,7 +14,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['{packages,apps,tooling}/*/{src,test}/**/*.test.ts'],
+          include: ['{packages,apps,tooling,examples}/*/{src,test}/**/*.test.ts'],
           exclude: ['**/node_modules/**', '**/*.sim.test.ts', '**/*.int.test.ts'],
           testTimeout: 60_000,
         },
@@ -31,7 +31,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
-          include: ['{packages,apps,tooling}/*/{src,test}/**/*.int.test.ts'],
+          include: ['{packages,apps,tooling,examples}/*/{src,test}/**/*.int.test.ts'],
           pool: 'forks',
           fileParallelism: false,
           testTimeout: 120_000,

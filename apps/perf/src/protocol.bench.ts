@@ -1,5 +1,7 @@
-// Encode/decode throughput of @kraft/protocol's generic schema codec on the raft hot path:
-// Vote, Fetch request and Fetch response headers, and whole Fetch bodies and frames.
+// Encode/decode throughput of @kraft/protocol's schema codecs on the raft hot path (Vote, Fetch
+// request and Fetch response headers, whole Fetch bodies and frames) and on metadata replay and
+// snapshot load (PartitionRecord, the record a million-partition image is mostly made of).
+import { PartitionRecord, type PartitionRecordData } from '@kraft/metadata';
 import {
   FetchRequest,
   type FetchRequestData,
@@ -116,6 +118,21 @@ const largeResponseBytes = Buffer.from(FetchResponse.write(largeResponse, 17));
 const fetchFrameHeader = { apiKey: 1, apiVersion: 17, correlationId: 8, clientId: 'raft-client-2' };
 const fetchFrame = Buffer.from(writeRequestFrame(fetchFrameHeader, fetchRequest));
 
+const partitionRecord: PartitionRecordData = PartitionRecord.defaults({
+  partitionId: 17,
+  topicId: Uuid.fromString('b8tRS7h4TJ2Vt43Dp85v2A'),
+  replicas: [1, 2, 3],
+  isr: [1, 2, 3],
+  leader: 1,
+  leaderEpoch: 4,
+  partitionEpoch: 9,
+  directories: [DIRECTORY_ID, DIRECTORY_ID, DIRECTORY_ID],
+});
+// Version 0 predates directories (KIP-858), so its record leaves them at the default.
+const partitionRecordV0: PartitionRecordData = { ...partitionRecord, directories: [] };
+const partitionRecordV0Bytes = Buffer.from(PartitionRecord.write(partitionRecordV0, 0));
+const partitionRecordV2Bytes = Buffer.from(PartitionRecord.write(partitionRecord, 2));
+
 await runSuite('protocol headers', {
   'Vote request header v2 encode': () => RequestHeader.write(requestHeader, 2),
   'Vote request header v2 decode': () => RequestHeader.read(voteHeaderBytes, 2),
@@ -126,6 +143,10 @@ await runSuite('protocol headers', {
 });
 
 await runSuite('protocol bodies', {
+  'PartitionRecord v0 encode': () => PartitionRecord.write(partitionRecordV0, 0),
+  'PartitionRecord v0 decode': () => PartitionRecord.read(partitionRecordV0Bytes, 0),
+  'PartitionRecord v2 encode (3 directories)': () => PartitionRecord.write(partitionRecord, 2),
+  'PartitionRecord v2 decode (3 directories)': () => PartitionRecord.read(partitionRecordV2Bytes, 2),
   'VoteRequest v2 encode': () => VoteRequest.write(voteRequest, 2),
   'VoteRequest v2 decode': () => VoteRequest.read(voteBytes, 2),
   'FetchRequest v17 encode': () => FetchRequest.write(fetchRequest, 17),

@@ -250,6 +250,7 @@ function attachRaftWorkload(
     onAppended: () => {},
     logger: workloadLogger,
     ...(history === undefined ? {} : { history }),
+    latencyFromIntendedSend: commandLine.latencyFromIntendedSend === true,
   });
   const cumulativeLatency = commandLine.printLatencyHistogram === true ? new CumulativeLatency() : undefined;
   client.register(

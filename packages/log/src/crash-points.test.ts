@@ -132,43 +132,117 @@ describe('a power loss at every step', () => {
   });
 
   it.each<CrashMode>(['drop-unsynced', 'tear-unsynced'])(
-    'of truncate-then-append never brings removed batches back, and the epoch checkpoint agrees with the log (%s)',
+    'of truncate-then-append-then-flush leaves the old log or a prefix of the new one, never a mix, and once acknowledged never brings removed batches back (%s)',
     async (mode) => {
       for (let failAt = 1; ; failAt += 1) {
-        const fileSystem = await withUncommittedTail();
-        const failing = new FailingFileSystem(fileSystem, failAt);
-        let truncated = false;
-        let completed = true;
-        try {
-          const log = open(failing);
-          log.updateHighWatermark(60);
-          // The divergence lies inside epoch 2: the checkpoint keeps (2, 60), so only the
-          // segment's own durability can keep offsets 80-99 of epoch 2 from coming back.
-          log.truncateTo(80);
-          truncated = true;
-          for (let offset = 80; offset < 90; offset += 2)
-            log.appendAsFollower(dataBatch({ baseOffset: offset, epoch: 3, count: 2 }), 3);
-          await log.flush();
-        } catch (error) {
-          if (!KRaftError.isInstance(error)) throw error;
-          completed = false;
-        }
-        fileSystem.crash({ mode, random: () => 0.5 });
-        const reopened = open(fileSystem);
-        const batches = readAll(reopened, 'uncommitted');
-        if (truncated) {
-          expect(batches.filter((batch) => batch.epoch === 2 && batch.baseOffset >= 80)).toEqual([]);
-        }
-        expect(epochCheckpointOnDisk(fileSystem)).toEqual(epochStartsOf(batches));
+        const outcome = await truncateAppendAndFlush(failAt);
+        outcome.fileSystem.crash({ mode, random: () => 0.5 });
+        const completed = checkTruncateThenAppend(outcome);
         if (completed) {
-          expect(reopened.endOffset()).toBe(90);
           expect(failAt).toBeGreaterThan(3);
           return;
         }
       }
     },
   );
+
+  it('of truncate-then-append-then-flush reports no lost flushed data even when every log-file change reached the disk before the checkpoint', async () => {
+    // The worst write-back order a power loss can show: the cut, the unlinks and the appends
+    // durable, the checkpoint's unsynced bytes lost. Only lowering the checkpoint durably before
+    // any of them (ADR 0029) keeps recovery from seeing a log end below its recovery point.
+    for (let failAt = 1; ; failAt += 1) {
+      const outcome = await truncateAppendAndFlush(failAt, 'next-turn');
+      syncEveryFile(outcome.fileSystem, (name) => name.endsWith('.log'));
+      outcome.fileSystem.crash();
+      if (checkTruncateThenAppend(outcome)) return;
+    }
+  });
+
+  it('of a process crash at every step of truncate-then-append-then-flush keeps what the page cache held', async () => {
+    for (let failAt = 1; ; failAt += 1) {
+      const outcome = await truncateAppendAndFlush(failAt);
+      syncEveryFile(outcome.fileSystem, () => true);
+      outcome.fileSystem.crash();
+      if (checkTruncateThenAppend(outcome)) return;
+    }
+  });
 });
+
+interface TruncateThenAppendOutcome {
+  readonly fileSystem: MemoryFileSystem;
+  /** The flushed offset the log last reported after the truncation; undefined before it. */
+  readonly acknowledged: number | undefined;
+  readonly completed: boolean;
+}
+
+/**
+ * On `withUncommittedTail()`: truncates to 80 inside epoch 2 (so the checkpoint keeps (2, 60) and
+ * only the segment's own cut keeps offsets 80-99 of epoch 2 away), appends ten offsets of epoch 3
+ * and flushes, the `failAt`-th file-system mutation failing.
+ */
+async function truncateAppendAndFlush(
+  failAt: number,
+  asyncSyncs: 'immediate' | 'next-turn' = 'immediate',
+): Promise<TruncateThenAppendOutcome> {
+  const fileSystem = await withUncommittedTail();
+  const failing = new FailingFileSystem(fileSystem, failAt, asyncSyncs);
+  let acknowledged: number | undefined;
+  try {
+    const log = open(failing);
+    log.updateHighWatermark(60);
+    log.truncateTo(80);
+    expect(log.lastFlushedOffset()).toBe(80);
+    for (let offset = 80; offset < 90; offset += 2)
+      log.appendAsFollower(dataBatch({ baseOffset: offset, epoch: 3, count: 2 }), 3);
+    expect(readAll(log, 'uncommitted').filter((batch) => batch.baseOffset >= 80)).toHaveLength(5);
+    acknowledged = 80;
+    acknowledged = await log.flush();
+  } catch (error) {
+    if (!KRaftError.isInstance(error)) throw error;
+    return { fileSystem, acknowledged, completed: false };
+  }
+  return { fileSystem, acknowledged, completed: true };
+}
+
+/** Reopens after the crash and checks it; returns whether the operation had completed. */
+function checkTruncateThenAppend({
+  fileSystem,
+  acknowledged,
+  completed,
+}: TruncateThenAppendOutcome): boolean {
+  const reopened = open(fileSystem);
+  const batches = readAll(reopened, 'uncommitted');
+  const above = batches.filter((batch) => batch.baseOffset >= 80);
+  const oldTail = above.every((batch) => batch.epoch === 2);
+  const newTail = above.every((batch) => batch.epoch === 3);
+  expect(batches.filter((batch) => batch.baseOffset < 80)).toHaveLength(40);
+  expect(oldTail || newTail).toBe(true);
+  if (acknowledged === undefined) {
+    expect(reopened.endOffset()).toBe(100);
+  } else {
+    // Not yet acknowledged, the truncation may be undone as a whole (as if the crash came first).
+    if (oldTail && above.length > 0) expect(acknowledged).toBeLessThanOrEqual(80);
+    expect(reopened.endOffset()).toBeGreaterThanOrEqual(acknowledged);
+    if (acknowledged > 80) expect(above.filter((batch) => batch.epoch === 2)).toEqual([]);
+  }
+  expect(epochCheckpointOnDisk(fileSystem)).toEqual(epochStartsOf(batches));
+  reopened.close();
+  if (!completed) return false;
+  expect(acknowledged).toBe(90);
+  expect(reopened.endOffset()).toBe(90);
+  return true;
+}
+
+/** Makes the chosen files' current bytes and every directory entry durable, as a write-back could. */
+function syncEveryFile(fileSystem: MemoryFileSystem, chosen: (name: string) => boolean): void {
+  const directory = `${DIR}/__cluster_metadata-0`;
+  for (const name of fileSystem.list(directory).filter(chosen)) {
+    const handle = fileSystem.open(`${directory}/${name}`, {});
+    handle.sync();
+    handle.close();
+  }
+  fileSystem.syncDirectory(directory);
+}
 
 /** `prepared()` plus 20 flushed two-record batches in epoch 2 (offsets 60-99) above the HWM. */
 async function withUncommittedTail(): Promise<MemoryFileSystem> {

@@ -3,6 +3,7 @@ export { MetadataFaultError } from './errors/metadata-fault-error.js';
 export { MetadataParseError, type MetadataParseFailure } from './errors/metadata-parse-error.js';
 export { MetadataReplayError } from './errors/metadata-replay-error.js';
 export { RecordAboveHighWatermarkError } from './errors/record-above-high-watermark-error.js';
+export { UnwritableMetadataError } from './errors/unwritable-metadata-error.js';
 export {
   type FaultHandler,
   LoggingFaultHandler,
@@ -34,11 +35,20 @@ export {
 export { type DelegationTokenData, DelegationTokenImage } from './image/delegation-token-image.js';
 export { FeaturesDelta } from './image/features-delta.js';
 export { FeaturesImage, METADATA_VERSION_FEATURE } from './image/features-image.js';
+export {
+  CONTROLLED_SHUTDOWN_STATE_METADATA_VERSION,
+  CORDONED_LOG_DIRS_METADATA_VERSION,
+  DIRECTORY_ASSIGNMENT_METADATA_VERSION,
+  ELR_METADATA_VERSION,
+  ImageWriterOptions,
+  MIGRATION_METADATA_VERSION,
+} from './image/image-writer-options.js';
 export { MetadataDelta } from './image/metadata-delta.js';
 export { MetadataImage, type MetadataImageParts } from './image/metadata-image.js';
 export { MetadataProvenance } from './image/metadata-provenance.js';
 export { ProducerIdsImage } from './image/producer-ids-image.js';
 export { type ScramCredential, ScramImage, scramCredentialKey } from './image/scram-image.js';
+export { MAX_PARTITION_ID, TopicPartitions } from './image/topic-partitions.js';
 export { TopicsDelta } from './image/topics-delta.js';
 export {
   DIRECTORY_MIGRATING,

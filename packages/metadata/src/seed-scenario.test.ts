@@ -11,7 +11,7 @@
  * Both make `expectExactlyTheCommittedRecords` fail, which is what the scenario is for.
  */
 import { type BatchReader, type LogFetchInfo, openKafkaRaftLog, RaftApiKey, type RaftLog } from '@kraft/raft';
-import { RaftClientTestContext } from '@kraft/raft/testing';
+import { RaftClientTestContext } from '@kraft/raft/test-kit';
 import { type Batch, FileRecords, MemoryFileSystem, RecordsIterator } from '@kraft/records';
 import { describe, expect, it } from 'vitest';
 import {

@@ -3,15 +3,15 @@
  * every node is a real KafkaRaftClient on a MockLog, messages hop through MockNetworkChannels.
  */
 import { describe, expect, it } from 'vitest';
+import { carryOutReadyAtOnce } from '../test/kit/carry-out-ready.js';
+import { MockLog } from '../test/kit/mock-log.js';
+import { MockNetworkChannel } from '../test/kit/mock-network-channel.js';
+import { MockQuorumStateStore } from '../test/kit/mock-quorum-state-store.js';
+import { MockListener } from '../test/kit/raft-client-test-context.js';
 import { KafkaRaftClient } from './kafka-raft-client.js';
 import { SeededRandom } from './ports/random.js';
 import type { QuorumConfig } from './quorum-config.js';
 import type { OperationCompletion } from './raft-outbox.js';
-import { carryOutReadyAtOnce } from './testing/carry-out-ready.js';
-import { MockLog } from './testing/mock-log.js';
-import { MockNetworkChannel } from './testing/mock-network-channel.js';
-import { MockQuorumStateStore } from './testing/mock-quorum-state-store.js';
-import { MockListener } from './testing/raft-client-test-context.js';
 import { VoterSet } from './voter-set.js';
 
 interface Node {

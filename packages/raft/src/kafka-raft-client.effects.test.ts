@@ -4,8 +4,8 @@
  * message has not left, then completes the write and checks that it leaves.
  */
 import { describe, expect, it } from 'vitest';
+import { RaftClientTestContext } from '../test/kit/raft-client-test-context.js';
 import { RaftApiKey } from './kafka-raft-client.js';
-import { RaftClientTestContext } from './testing/raft-client-test-context.js';
 
 const VOTE = RaftApiKey.VOTE;
 

@@ -1,8 +1,8 @@
 import { Errors } from '@kraft/protocol';
 import { ControlRecordType, RecordsIterator } from '@kraft/records';
 import { describe, expect, it } from 'vitest';
+import { RaftClientTestContext } from '../test/kit/raft-client-test-context.js';
 import { RaftApiKey } from './kafka-raft-client.js';
-import { RaftClientTestContext } from './testing/raft-client-test-context.js';
 
 const ELECTION_TIMEOUT_MS = RaftClientTestContext.ELECTION_TIMEOUT_MS;
 

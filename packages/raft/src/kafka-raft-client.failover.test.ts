@@ -5,8 +5,8 @@
  */
 import { Errors } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
+import { RaftClientTestContext } from '../test/kit/raft-client-test-context.js';
 import { RaftApiKey } from './kafka-raft-client.js';
-import { RaftClientTestContext } from './testing/raft-client-test-context.js';
 
 const FETCH_TIMEOUT_MS = RaftClientTestContext.FETCH_TIMEOUT_MS;
 const ELECTION_TIMEOUT_MS = RaftClientTestContext.ELECTION_TIMEOUT_MS;

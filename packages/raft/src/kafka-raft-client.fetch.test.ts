@@ -1,11 +1,11 @@
 import { Errors, type FetchResponseData } from '@kraft/protocol';
 import { MemoryRecords, RecordsIterator } from '@kraft/records';
 import { describe, expect, it, vi } from 'vitest';
+import type { MockLog } from '../test/kit/mock-log.js';
+import { RaftClientTestContext, recordsOf } from '../test/kit/raft-client-test-context.js';
 import { RaftLogStateError } from './errors/raft-log-state-error.js';
 import { RaftApiKey } from './kafka-raft-client.js';
 import { singlePartition } from './rpc/raft-messages.js';
-import type { MockLog } from './testing/mock-log.js';
-import { RaftClientTestContext, recordsOf } from './testing/raft-client-test-context.js';
 
 const FETCH = RaftApiKey.FETCH;
 

@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { RaftClientTestContext, recordsOf } from '../test/kit/raft-client-test-context.js';
 import { RaftApiKey } from './kafka-raft-client.js';
-import { RaftClientTestContext, recordsOf } from './testing/raft-client-test-context.js';
 
 const peer = fc.integer({ min: -1, max: 5 });
 const epoch = fc.integer({ min: 0, max: 6 });

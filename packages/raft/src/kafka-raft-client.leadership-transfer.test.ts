@@ -1,12 +1,12 @@
 import type { EndQuorumEpochRequestData } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
+import { RaftClientTestContext } from '../test/kit/raft-client-test-context.js';
 import { LeadershipTransferError } from './errors/leadership-transfer-error.js';
 import { NotLeaderError } from './errors/not-leader-error.js';
 import { RaftTimeoutError } from './errors/raft-timeout-error.js';
 import { RaftApiKey } from './kafka-raft-client.js';
 import type { OperationCompletion } from './raft-outbox.js';
 import { singlePartition } from './rpc/raft-messages.js';
-import { RaftClientTestContext } from './testing/raft-client-test-context.js';
 
 const TIMEOUT_MS = 5000;
 

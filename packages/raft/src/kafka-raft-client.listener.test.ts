@@ -1,8 +1,8 @@
 import { IllegalStateError } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
+import { MockListener, RaftClientTestContext, recordsOf } from '../test/kit/raft-client-test-context.js';
 import { RecordsBatchReader } from './internals/records-batch-reader.js';
 import { RaftApiKey } from './kafka-raft-client.js';
-import { MockListener, RaftClientTestContext, recordsOf } from './testing/raft-client-test-context.js';
 
 describe('listeners', () => {
   it('never receive an offset at or above the high watermark', async () => {

@@ -1,5 +1,6 @@
 import { Errors, type FetchResponseData } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
+import { RaftClientTestContext } from '../test/kit/raft-client-test-context.js';
 import { NotLeaderError } from './errors/not-leader-error.js';
 import { PendingReadsFullError } from './errors/pending-reads-full-error.js';
 import { RaftTimeoutError } from './errors/raft-timeout-error.js';
@@ -7,7 +8,6 @@ import { RaftApiKey } from './kafka-raft-client.js';
 import type { OperationCompletion } from './raft-outbox.js';
 import { singlePartition } from './rpc/raft-messages.js';
 import { MAX_PENDING_READS } from './states/pending-reads.js';
-import { RaftClientTestContext } from './testing/raft-client-test-context.js';
 
 const FETCH = RaftApiKey.FETCH;
 const TIMEOUT_MS = 2000;

@@ -5,9 +5,9 @@
 import { LogConfig, RaftLog } from '@kraft/log';
 import { MemoryFileSystem, RecordsIterator } from '@kraft/records';
 import { describe, expect, it } from 'vitest';
+import { RaftClientTestContext, recordsOf } from '../test/kit/raft-client-test-context.js';
 import { RaftApiKey } from './kafka-raft-client.js';
 import { DEFAULT_QUORUM_CONFIG } from './quorum-config.js';
-import { RaftClientTestContext, recordsOf } from './testing/raft-client-test-context.js';
 
 function realLogFactory(segmentBytes = 1 << 20) {
   const fileSystem = new MemoryFileSystem();

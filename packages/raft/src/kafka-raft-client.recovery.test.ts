@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { MockLog } from '../test/kit/mock-log.js';
+import { RaftClientTestContext, recordsOf } from '../test/kit/raft-client-test-context.js';
 import { RaftApiKey } from './kafka-raft-client.js';
-import type { MockLog } from './testing/mock-log.js';
-import { RaftClientTestContext, recordsOf } from './testing/raft-client-test-context.js';
 
 const VOTE = RaftApiKey.VOTE;
 

@@ -1,10 +1,10 @@
 import { Errors } from '@kraft/protocol';
 import { describe, expect, it, vi } from 'vitest';
+import type { MockLog } from '../test/kit/mock-log.js';
+import { RaftClientTestContext, recordsOf } from '../test/kit/raft-client-test-context.js';
 import { InvalidSnapshotError } from './errors/invalid-snapshot-error.js';
 import { RaftApiKey } from './kafka-raft-client.js';
 import { FollowerState } from './states/follower-state.js';
-import type { MockLog } from './testing/mock-log.js';
-import { RaftClientTestContext, recordsOf } from './testing/raft-client-test-context.js';
 
 /** A lone-voter leader with `values` committed one per batch, and a snapshot at the HWM. */
 async function leaderWithSnapshot(values: readonly string[], voters = [0]) {

@@ -4,13 +4,13 @@
 // high watermark, a snapshot chunk, an error that backs the connection off.
 import { Errors } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
-import { RaftApiKey } from './kafka-raft-client.js';
-import type { RequestManager } from './request-manager.js';
 import {
   RaftClientTestContext as Context,
   type RaftClientTestContext,
   recordsOf,
-} from './testing/raft-client-test-context.js';
+} from '../test/kit/raft-client-test-context.js';
+import { RaftApiKey } from './kafka-raft-client.js';
+import type { RequestManager } from './request-manager.js';
 
 const FETCH = RaftApiKey.FETCH;
 

@@ -15,9 +15,9 @@ import {
   type VoteResponseData,
 } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
+import { RaftClientTestContext } from '../test/kit/raft-client-test-context.js';
 import { RaftApiKey } from './kafka-raft-client.js';
 import { METADATA_TOPIC, type ReplicatedTopic } from './rpc/raft-messages.js';
-import { RaftClientTestContext } from './testing/raft-client-test-context.js';
 
 const PERFORMANCE_TOPIC: ReplicatedTopic = {
   name: '__raft_performance_test',

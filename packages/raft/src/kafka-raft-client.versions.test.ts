@@ -1,7 +1,7 @@
 import { ApiKeys } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
+import { RaftClientTestContext } from '../test/kit/raft-client-test-context.js';
 import { DEFAULT_RPC_VERSIONS, RaftApiKey } from './kafka-raft-client.js';
-import { RaftClientTestContext } from './testing/raft-client-test-context.js';
 
 describe('RPC versions', () => {
   it('asks for the newest version of each RPC the protocol speaks by default (Fetch 18)', async () => {

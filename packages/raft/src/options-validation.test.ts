@@ -5,6 +5,10 @@
 import { InvalidConfigurationError, silentLogger } from '@kraft/protocol';
 import { MemoryFileSystem } from '@kraft/records';
 import { describe, expect, it } from 'vitest';
+import { MockLog } from '../test/kit/mock-log.js';
+import { MockNetworkChannel } from '../test/kit/mock-network-channel.js';
+import { MockQuorumStateStore } from '../test/kit/mock-quorum-state-store.js';
+import { MockTime } from '../test/kit/mock-time.js';
 import { FileQuorumStateStore } from './io/file-quorum-state-store.js';
 import { RaftDriver } from './io/raft-driver.js';
 import { KafkaRaftClient } from './kafka-raft-client.js';
@@ -13,10 +17,6 @@ import type { InboundResponse } from './ports/network-channel.js';
 import { SeededRandom } from './ports/random.js';
 import { resolveQuorumConfig } from './quorum-config.js';
 import { RaftApiKey } from './rpc/raft-api-key.js';
-import { MockLog } from './testing/mock-log.js';
-import { MockNetworkChannel } from './testing/mock-network-channel.js';
-import { MockQuorumStateStore } from './testing/mock-quorum-state-store.js';
-import { MockTime } from './testing/mock-time.js';
 import { VoterSet } from './voter-set.js';
 
 function clientOptions(): KafkaRaftClientOptions {

@@ -1,13 +1,13 @@
 import { IllegalStateError, Uuid } from '@kraft/protocol';
 import { describe, expect, it, vi } from 'vitest';
+import { MockQuorumStateStore } from '../test/kit/mock-quorum-state-store.js';
+import { MockableRandom } from '../test/kit/raft-client-test-context.js';
 import { ElectionState } from './election-state.js';
 import { Endpoints } from './endpoints.js';
 import { BatchAccumulator } from './internals/batch-accumulator.js';
 import type { RawSnapshotWriter } from './ports/raft-log.js';
 import { QuorumState } from './quorum-state.js';
 import { ReplicaKey } from './replica-key.js';
-import { MockQuorumStateStore } from './testing/mock-quorum-state-store.js';
-import { MockableRandom } from './testing/raft-client-test-context.js';
 import { VoterSet } from './voter-set.js';
 
 const ELECTION_TIMEOUT_MS = 1000;

@@ -236,9 +236,11 @@ export class FileRecords {
 
   /**
    * Truncates the file to `size` bytes (also dropping any preallocated tail); returns the bytes
-   * removed. Growing is refused, as in Kafka.
+   * removed. Growing is refused, as in Kafka. With `keepFileBytes` only the logical size moves:
+   * nothing past it is read again, and a later `truncateTo(sizeInBytes())` cuts the file itself
+   * (a log defers that cut until its recovery point is durably lowered).
    */
-  truncateTo(size: number): number {
+  truncateTo(size: number, keepFileBytes = false): number {
     this.ensureWritableFile('truncate');
     const originalSize = this.shared.size;
     if (!Number.isSafeInteger(size) || size < 0 || size > originalSize) {
@@ -246,7 +248,7 @@ export class FileRecords {
         `cannot truncate '${this.shared.path}' to ${size} bytes: its size is ${originalSize} bytes`,
       );
     }
-    if (size < this.shared.handle.size()) this.shared.handle.truncate(size);
+    if (!keepFileBytes && size < this.shared.handle.size()) this.shared.handle.truncate(size);
     this.shared.size = size;
     return originalSize - size;
   }

@@ -28,7 +28,10 @@ export interface WorkspaceExpectations {
  * package is allowed them only when it is listed here and its `exports` names `./testing`.
  */
 export const testingKitAllowlist: ReadonlyMap<string, string> = new Map([
-  ['@kraft/raft', 'the RPC-level RaftClientTestContext kit is exported as @kraft/raft/testing for users'],
+  [
+    '@kraft/raft',
+    'the simulated cluster (SimulatedCluster) is exported as @kraft/raft/testing for embedders',
+  ],
   ['@kraft/protocol', 'message arbitraries and the reference-schema comparison, for schema DSL users'],
   ['@kraft/metadata', 'an arbitrary of every metadata record, for users testing publishers'],
 ]);
@@ -41,13 +44,34 @@ function isNonEmptyString(value: unknown): value is string {
   return typeof value === 'string' && value.trim().length > 0;
 }
 
+/**
+ * A workspace-only entry: its one condition is `@kraft/source` and it points at files the package
+ * does not ship (`test/`), so it resolves inside this repository and nowhere else. It serves other
+ * packages' tests (raft's RPC-level kit, `@kraft/raft/test-kit`); registry users never see a
+ * module behind it.
+ */
+export function isWorkspaceOnlyEntry(target: unknown): boolean {
+  if (!isRecord(target)) return false;
+  const conditions = Object.keys(target);
+  const path = target['@kraft/source'];
+  return conditions.length === 1 && typeof path === 'string' && path.startsWith('./test/');
+}
+
+/** The `exports` subpaths a registry user can import: all but `./package.json` and workspace-only ones. */
+export function publishedSubpaths(exportsField: unknown): string[] {
+  if (!isRecord(exportsField)) return [];
+  return Object.entries(exportsField)
+    .filter(([subpath, target]) => subpath !== './package.json' && !isWorkspaceOnlyEntry(target))
+    .map(([subpath]) => subpath);
+}
+
 /** Problems with `exports`: ESM only, and `types` ahead of `import` in every entry. */
 export function exportsProblems(exportsField: unknown): string[] {
   if (!isRecord(exportsField)) return ['exports: must be an object of subpaths'];
   if (!('.' in exportsField)) return ['exports: has no "." entry'];
   const problems: string[] = [];
   for (const [subpath, target] of Object.entries(exportsField)) {
-    if (subpath === './package.json') continue;
+    if (subpath === './package.json' || isWorkspaceOnlyEntry(target)) continue;
     if (!isRecord(target)) {
       problems.push(`exports["${subpath}"]: must be an object of conditions (types, import)`);
       continue;

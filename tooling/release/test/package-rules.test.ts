@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   exportsProblems,
+  isWorkspaceOnlyEntry,
   manifestProblems,
   type PackageManifest,
+  publishedSubpaths,
   resolveRelative,
   type TarballContents,
   tarballProblems,
@@ -78,6 +80,18 @@ describe('exportsProblems', () => {
       '.': { types: './dist/index.d.ts', import: './dist/index.js', require: './dist/index.cjs' },
     });
     expect(problems).toEqual(['exports["."]: "require" found; the packages are ESM only (import)']);
+  });
+
+  it('lets a workspace-only entry into test/ have no types or import, and nothing else', () => {
+    const exports = {
+      '.': { types: './dist/index.d.ts', import: './dist/index.js' },
+      './test-kit': { '@kraft/source': './test/kit/index.ts' },
+      './kit': { '@kraft/source': './src/kit/index.ts' },
+    };
+    expect(exportsProblems(exports)).toEqual(['exports["./kit"]: needs both "types" and "import"']);
+    expect(isWorkspaceOnlyEntry(exports['./test-kit'])).toBe(true);
+    expect(isWorkspaceOnlyEntry({ '@kraft/source': './test/kit/index.ts', import: './x.js' })).toBe(false);
+    expect(publishedSubpaths({ './package.json': './package.json', ...exports })).toEqual(['.', './kit']);
   });
 
   it('wants a root entry and condition objects', () => {

@@ -5,6 +5,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import {
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -19,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRegistry, startLocalRegistry } from '../src/local-registry.js';
 import { stageForMirror, thirdPartyClosure } from '../src/mirror.js';
 import { packPackage } from '../src/pack.js';
+import { publishedSubpaths } from '../src/package-rules.js';
 import { readmeQuickStart } from '../src/readme-example.js';
 import { buildPublishedPackages, publishedPackages, repositoryRoot } from '../src/workspace.js';
 
@@ -160,9 +162,7 @@ describe('the packages published to a local registry', () => {
   it.each(packages.map(({ name, manifest }) => [name, manifest] as const))(
     'imports every entry point of %s from the installed package',
     (name, manifest) => {
-      const subpaths = Object.keys(manifest.exports as Record<string, unknown>).filter(
-        (subpath) => subpath !== './package.json',
-      );
+      const subpaths = publishedSubpaths(manifest.exports);
       const specifiers = subpaths.map((subpath) => `${name}${subpath.slice(1)}`);
       const script = `for (const s of ${JSON.stringify(specifiers)}) { const m = await import(s); if (Object.keys(m).length === 0) throw new Error(s + ' exports nothing'); }`;
       execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: consumerDirectory });
@@ -225,6 +225,30 @@ describe('the packages published to a local registry', () => {
       expect(output.trim()).not.toBe('');
     },
   );
+
+  // issue 16: the example is built from the installed packages, as a user copying it would.
+  it('compiles the kv-store example against the installed @kraft/raft and runs it on three processes', () => {
+    const exampleDirectory = join(consumerDirectory, 'kv-store');
+    for (const folder of ['src', 'scripts']) {
+      cpSync(join(repositoryRoot, 'examples', 'kv-store', folder), join(exampleDirectory, folder), {
+        recursive: true,
+      });
+    }
+    const tsconfig = JSON.parse(readFileSync(join(consumerFixtures, 'tsconfig.node16.json'), 'utf8'));
+    tsconfig.include = ['src/*.ts', 'scripts/*.ts'];
+    writeFileSync(join(exampleDirectory, 'tsconfig.json'), JSON.stringify(tsconfig));
+    compileConsumer(join(exampleDirectory, 'tsconfig.json'));
+    const output = execFileSync(process.execPath, [join(exampleDirectory, 'dist', 'scripts', 'smoke.js')], {
+      cwd: exampleDirectory,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(JSON.parse(output)).toEqual({
+      put: 204,
+      cas: { swapped: true },
+      get: { status: 200, value: 'world' },
+    });
+  }, 180_000);
 
   // Last, since it publishes the tree's own versions: `pnpm release` (build, then changesets'
   // publish, which runs pnpm publish per package) aimed at the local registry, without git tags.

@@ -13,7 +13,14 @@ const FAILOVER_TIMEOUT_MS = 30_000;
 export type FailoverScenarioOptions = Pick<
   PerfOptions,
   'nodeCount' | 'trials' | 'throughputRecordsPerSecond' | 'recordSizeBytes' | 'keepDirectory'
-> & { readonly baseDirectory?: string };
+> & {
+  readonly baseDirectory?: string;
+  /** KILL: the leader dies at once; TERM: it shuts down cleanly (older results have none: KILL). */
+  readonly signal?: FailoverSignal;
+};
+
+export const FAILOVER_SIGNALS = ['KILL', 'TERM'] as const;
+export type FailoverSignal = (typeof FAILOVER_SIGNALS)[number];
 
 export interface FailoverTrial {
   readonly killedNodeId: number;
@@ -39,13 +46,13 @@ function highestWatermark(quorum: LocalQuorum): number {
   return Math.max(0, ...quorum.nodes.map((node) => node.maxHighWatermark));
 }
 
-/** kill -9 of the leader, then the times until a new leader and its first commit, from stats lines. */
-async function runTrial(quorum: LocalQuorum): Promise<FailoverTrial> {
+/** `signal` to the leader, then the times until a new leader and its first commit, from stats lines. */
+async function runTrial(quorum: LocalQuorum, signal: FailoverSignal): Promise<FailoverTrial> {
   const leader = await quorum.waitForLeader(LEADER_TIMEOUT_MS);
   const killedEpoch = leader.status?.epoch ?? 0;
   const committedBefore = highestWatermark(quorum);
   const killedMs = performance.now();
-  quorum.kill(leader);
+  quorum.kill(leader, `SIG${signal}`);
   let elected: { node: LocalNode; atMs: number; epoch: number } | undefined;
   let firstCommitMs: number | undefined;
   await quorum.waitFor('a new leader to commit', FAILOVER_TIMEOUT_MS, () => {
@@ -78,7 +85,7 @@ async function runTrial(quorum: LocalQuorum): Promise<FailoverTrial> {
   };
 }
 
-/** K trials of kill -9 of the leader under Kafka's raft workload, each killed node restarted after. */
+/** K trials of a signal (kill -9 by default) to the leader under Kafka's raft workload, each killed node restarted after. */
 export async function runFailoverScenario(options: FailoverScenarioOptions): Promise<FailoverScenarioResult> {
   const quorumOptions = {
     ...options,
@@ -92,7 +99,8 @@ export async function runFailoverScenario(options: FailoverScenarioOptions): Pro
     if (failures.length === 0) {
       await quorum.waitForLeader(LEADER_TIMEOUT_MS);
       await sleep(STEADY_MS);
-      for (let trial = 0; trial < options.trials; trial += 1) trials.push(await runTrial(quorum));
+      for (let trial = 0; trial < options.trials; trial += 1)
+        trials.push(await runTrial(quorum, options.signal ?? 'KILL'));
     }
     await quorum.stopAll();
     const passed = failures.length === 0;
@@ -110,7 +118,7 @@ export async function runFailoverScenario(options: FailoverScenarioOptions): Pro
 export function failoverSummary(result: FailoverScenarioResult): MarkdownSummary {
   const { options } = result;
   return {
-    title: `failover: kill -9 of the leader, ${result.trials.length} trials, ${options.nodeCount} nodes, ${formatNumber(options.throughputRecordsPerSecond)} × ${options.recordSizeBytes} B/s`,
+    title: `failover: SIG${options.signal ?? 'KILL'} to the leader, ${result.trials.length} trials, ${options.nodeCount} nodes, ${formatNumber(options.throughputRecordsPerSecond)} × ${options.recordSizeBytes} B/s`,
     verdict: result.passed
       ? 'PASSED'
       : `FAILED:\n\n${result.failures.map((failure) => `- ${failure}`).join('\n')}`,
@@ -122,7 +130,7 @@ export function failoverSummary(result: FailoverScenarioResult): MarkdownSummary
         ] as const,
     ),
     notes: [
-      `times from the kill to the first stats line showing it (lines every ${result.resolutionMs} ms, so up to that much late)`,
+      `times from the signal to the first stats line showing it (lines every ${result.resolutionMs} ms, so up to that much late)`,
     ],
   };
 }

@@ -81,7 +81,7 @@ async function freePort(): Promise<number> {
 }
 
 /** Distinct free ports, each bind-checked. */
-async function freePorts(count: number): Promise<number[]> {
+export async function freePorts(count: number): Promise<number[]> {
   const ports = new Set<number>();
   while (ports.size < count) ports.add(await freePort());
   return [...ports];
@@ -199,10 +199,10 @@ export class LocalQuorum {
     }
   }
 
-  /** kill -9 of one node, an exit `waitFor` expects. */
-  kill(node: LocalNode): void {
+  /** `signal` (kill -9 unless told) to one node, an exit `waitFor` expects. */
+  kill(node: LocalNode, signal: NodeJS.Signals = 'SIGKILL'): void {
     node.expectedExit = true;
-    node.signal('SIGKILL');
+    node.signal(signal);
   }
 
   signalAll(signal: NodeJS.Signals): void {

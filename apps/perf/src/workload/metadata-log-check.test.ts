@@ -12,7 +12,7 @@ import {
 } from '@kraft/metadata';
 import { Uuid } from '@kraft/protocol';
 import { openKafkaRaftLog } from '@kraft/raft';
-import { RaftClientTestContext } from '@kraft/raft/testing';
+import { RaftClientTestContext } from '@kraft/raft/test-kit';
 import { NodeFileSystem } from '@kraft/records';
 import { afterEach, describe, expect, it } from 'vitest';
 import { imageDigest } from './image-digest.js';

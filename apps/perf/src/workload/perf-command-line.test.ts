@@ -35,7 +35,33 @@ describe('parsePerfCommandLine', () => {
     expect(failover.kind === 'run' && failover.options).toMatchObject({ scenario: 'failover', trials: 5 });
   });
 
+  it('reads the sweep grid, the failover signal and the report directory', () => {
+    const sweep = parsePerfCommandLine(['sweep', '--throughputs', '1000, 4000', '--record-sizes', '64']);
+    expect(sweep.kind === 'run' && sweep.options).toMatchObject({
+      scenario: 'sweep',
+      throughputs: [1000, 4000],
+      recordSizes: [64],
+      durationMs: 5_000,
+      warmupMs: 2_000,
+    });
+    const failover = parsePerfCommandLine(['failover', '--signal', 'SIGTERM']);
+    expect(failover.kind === 'run' && failover.options.signal).toBe('TERM');
+    const openLoop = parsePerfCommandLine(['open-loop']);
+    expect(openLoop.kind === 'run' && openLoop.options.throughputRecordsPerSecond).toBe(400_000);
+    expect(parsePerfCommandLine(['report', '/tmp/results'])).toEqual({
+      kind: 'report',
+      directory: '/tmp/results',
+    });
+  });
+
   it.each([
+    [['report'], 'report takes one results directory'],
+    [['failover', '--signal', 'HUP'], '--signal must be one of KILL, TERM'],
+    [['sweep', '--throughputs', '1,x'], "got 'x'"],
+    [
+      ['sweep', '--throughputs', Array.from({ length: 65 }, (_, index) => index + 1).join(',')],
+      'at most 64 points',
+    ],
     [['failover', '--trials', '0'], '--trials must be an integer in [1,'],
     [[], 'got none'],
     [['etcd'], "got 'etcd'"],

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
+import { FAILOVER_SIGNALS, type FailoverSignal } from './failover-scenario.js';
 
-export const SCENARIOS = ['metadata', 'kafka', 'failover'] as const;
+export const SCENARIOS = ['metadata', 'kafka', 'open-loop', 'sweep', 'failover', 'peers'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 /** The exit code for a bad command line, as `pnpm bench`'s and the test server's. */
@@ -20,40 +21,62 @@ export interface PerfOptions {
   readonly seed: number;
   readonly outputDirectory: string | undefined;
   readonly keepDirectory: boolean;
+  /** sweep: the offered throughputs (records/s) and record sizes, every pair a point. */
+  readonly throughputs: readonly number[];
+  readonly recordSizes: readonly number[];
+  /** failover: what the leader is sent. */
+  readonly signal: FailoverSignal;
 }
 
 export type PerfCommand =
   | { readonly kind: 'run'; readonly options: PerfOptions }
+  /** `pnpm perf report <dir>`: the HTML report again from the JSON results saved there. */
+  | { readonly kind: 'report'; readonly directory: string }
   | { readonly kind: 'help'; readonly text: string }
   | { readonly kind: 'usage-error'; readonly text: string };
 
 /** Per scenario: Kafka's TestRaftServer defaults for `kafka`, a small quick quorum for `metadata`. */
-const DEFAULTS: Record<Scenario, { throughput: number; durationSeconds: number }> = {
-  metadata: { throughput: 2_000, durationSeconds: 20 },
-  kafka: { throughput: 5_000, durationSeconds: 30 },
-  failover: { throughput: 5_000, durationSeconds: 30 },
+const DEFAULTS: Record<Scenario, { throughput: number; durationSeconds: number; warmupSeconds: number }> = {
+  metadata: { throughput: 2_000, durationSeconds: 20, warmupSeconds: 5 },
+  kafka: { throughput: 5_000, durationSeconds: 30, warmupSeconds: 5 },
+  // Above what this machine's quorum commits (docs/performance.md P4): the bound holds the rest back.
+  'open-loop': { throughput: 400_000, durationSeconds: 15, warmupSeconds: 5 },
+  sweep: { throughput: 5_000, durationSeconds: 5, warmupSeconds: 2 },
+  failover: { throughput: 5_000, durationSeconds: 30, warmupSeconds: 5 },
+  peers: { throughput: 5_000, durationSeconds: 10, warmupSeconds: 2 },
 };
+const DEFAULT_SWEEP_THROUGHPUTS = [5_000, 20_000, 80_000];
+const DEFAULT_SWEEP_RECORD_SIZES = [256, 1_024];
+/** A sweep is a few short runs, not a grid that takes an afternoon. */
+const MAX_SWEEP_POINTS = 64;
 
 export function perfUsage(): string {
   return [
     'Usage: pnpm perf <scenario> [options]',
+    '       pnpm perf report <results-dir>   the HTML report again from the JSON results there',
     '',
     'Starts test servers on 127.0.0.1 (free ports, fresh temp dirs), waits for a leader, runs the',
-    'scenario, stops everything and writes JSON + Markdown results. Exit 1 if the scenario fails.',
+    'scenario, stops everything and writes JSON, Markdown and an HTML report. Exit 1 if it fails.',
     '',
     'Scenarios:',
     '  metadata   metadata records on every node (loader + snapshots); images and snapshots checked',
     "  kafka      Kafka's raft workload: committed records/s, commit latency, CPU per MB, RSS, disk",
-    "  failover   kill -9 of the leader under Kafka's workload, K trials: time to a new leader and its first commit",
+    '  open-loop  kafka offered above capacity (outstanding bytes bounded), latency from intended send times',
+    '  sweep      short kafka runs over --throughputs × --record-sizes: the throughput-latency curve',
+    "  failover   SIGKILL (or --signal TERM) to the leader under Kafka's workload, K trials: time to a new leader and its first commit",
+    '  peers      the same workload shape on 3-member etcd and ZooKeeper (Debian packages) where installed',
     '',
     'Options:',
     '  --nodes <1|3|5>          voters (default 3)',
-    '  --duration <s>           measured run time (metadata 20, kafka 30)',
-    '  --throughput <n>         records/s offered (metadata 2000, kafka 5000)',
-    '  --warmup <s>             kafka: unmeasured seconds before the window (JIT, first batches; default 5)',
+    '  --duration <s>           measured run time (metadata 20, kafka 30, open-loop 15, sweep 5 per point, peers 10)',
+    '  --throughput <n>         records/s offered (metadata 2000, kafka 5000, open-loop 400000)',
+    '  --warmup <s>             unmeasured seconds before the window (JIT, first batches; default 5, sweep 2)',
     '  --record-size <bytes>    kafka: record size (default 256)',
     '  --linger <ms>            kafka: controller.quorum.append.linger.ms (default 25)',
     '  --trials <n>             failover: how many leaders to kill (default 3)',
+    '  --signal <KILL|TERM>     failover: what the leader is sent (default KILL)',
+    `  --throughputs <a,b,..>   sweep: offered records/s (default ${DEFAULT_SWEEP_THROUGHPUTS.join(',')})`,
+    `  --record-sizes <a,b,..>  sweep: record sizes in bytes (default ${DEFAULT_SWEEP_RECORD_SIZES.join(',')})`,
     '  --snapshot-bytes <n>     metadata: metadata.log.max.record.bytes.between.snapshots (default 65536)',
     '  --seed <n>               metadata: the workload seed (default 1)',
     '  --out <dir>              results directory (default <tmp>/kraft-perf-results)',
@@ -72,6 +95,12 @@ function integer(name: string, text: string | undefined, fallback: number, minim
   return value;
 }
 
+function integerList(name: string, text: string | undefined, fallback: readonly number[], maximum: number) {
+  if (text === undefined) return fallback;
+  const values = text.split(',').map((item) => integer(name, item.trim(), 0, 1, maximum));
+  return values;
+}
+
 export function parsePerfCommandLine(args: readonly string[]): PerfCommand {
   let parsed: ReturnType<typeof parse>;
   try {
@@ -81,6 +110,10 @@ export function parsePerfCommandLine(args: readonly string[]): PerfCommand {
   }
   if (parsed.values.help === true) return { kind: 'help', text: perfUsage() };
   const [scenario, ...extra] = parsed.positionals;
+  if (scenario === 'report') {
+    if (extra.length === 1 && extra[0] !== undefined) return { kind: 'report', directory: extra[0] };
+    return { kind: 'usage-error', text: `report takes one results directory\n\n${perfUsage()}` };
+  }
   if (scenario === undefined || !(SCENARIOS as readonly string[]).includes(scenario) || extra.length > 0) {
     const got = scenario === undefined ? 'none' : `'${[scenario, ...extra].join(' ')}'`;
     return {
@@ -93,6 +126,22 @@ export function parsePerfCommandLine(args: readonly string[]): PerfCommand {
   try {
     const nodeCount = integer('nodes', values.nodes, 3, 1, 5);
     if (![1, 3, 5].includes(nodeCount)) throw new RangeError(`--nodes must be 1, 3 or 5, got ${nodeCount}`);
+    const throughputs = integerList('throughputs', values.throughputs, DEFAULT_SWEEP_THROUGHPUTS, 10_000_000);
+    const recordSizes = integerList(
+      'record-sizes',
+      values['record-sizes'],
+      DEFAULT_SWEEP_RECORD_SIZES,
+      1_000_000,
+    );
+    if (throughputs.length * recordSizes.length > MAX_SWEEP_POINTS) {
+      throw new RangeError(
+        `a sweep has at most ${MAX_SWEEP_POINTS} points, got ${throughputs.length * recordSizes.length}`,
+      );
+    }
+    const signal = (values.signal ?? 'KILL').toUpperCase().replace(/^SIG/, '');
+    if (!(FAILOVER_SIGNALS as readonly string[]).includes(signal)) {
+      throw new RangeError(`--signal must be one of ${FAILOVER_SIGNALS.join(', ')}, got '${values.signal}'`);
+    }
     return {
       kind: 'run',
       options: {
@@ -109,11 +158,14 @@ export function parsePerfCommandLine(args: readonly string[]): PerfCommand {
         recordSizeBytes: integer('record-size', values['record-size'], 256, 1, 1_000_000),
         lingerMs: integer('linger', values.linger, 25, 0, 60_000),
         trials: integer('trials', values.trials, 3, 1, 1_000),
-        warmupMs: integer('warmup', values.warmup, 5, 0, 3_600) * 1000,
+        warmupMs: integer('warmup', values.warmup, defaults.warmupSeconds, 0, 3_600) * 1000,
         snapshotThresholdBytes: integer('snapshot-bytes', values['snapshot-bytes'], 65_536, 1, 2 ** 40),
         seed: integer('seed', values.seed, 1, 0, 2 ** 31 - 1_000_001),
         outputDirectory: values.out,
         keepDirectory: values.keep === true,
+        throughputs,
+        recordSizes,
+        signal: signal as FailoverSignal,
       },
     };
   } catch (error) {
@@ -133,6 +185,9 @@ function parse(args: readonly string[]) {
       'record-size': { type: 'string' },
       linger: { type: 'string' },
       trials: { type: 'string' },
+      signal: { type: 'string' },
+      throughputs: { type: 'string' },
+      'record-sizes': { type: 'string' },
       warmup: { type: 'string' },
       'snapshot-bytes': { type: 'string' },
       seed: { type: 'string' },

@@ -1,12 +1,16 @@
 // `pnpm perf <scenario> [options]`: the workload generator (ADR 0027). Usage: perf-command-line.ts.
 
-import { failoverSummary, runFailoverScenario } from './failover-scenario.js';
-import { kafkaSummary, runKafkaScenario } from './kafka-scenario.js';
+import { runFailoverScenario } from './failover-scenario.js';
+import { runKafkaScenario } from './kafka-scenario.js';
 import { LocalQuorum } from './local-quorum.js';
 import { runMetadataScenario } from './metadata-scenario.js';
-import { metadataSummary } from './metadata-summary.js';
+import { PeerCluster } from './peers/peer-cluster.js';
+import { runPeersScenario } from './peers/peers-scenario.js';
 import { type PerfOptions, parsePerfCommandLine, USAGE_EXIT_CODE } from './perf-command-line.js';
-import { defaultResultsDirectory, type MarkdownSummary, writeResults } from './results.js';
+import { renderReportHtml, writeReport } from './report/render-report.js';
+import { defaultResultsDirectory, writeResults } from './results.js';
+import { type ScenarioResult, scenarioSummary } from './scenario-summary.js';
+import { runSweepScenario } from './sweep-scenario.js';
 
 /**
  * Whatever happens (Ctrl-C, SIGTERM, a crash), every server this runner started is killed; an
@@ -14,21 +18,29 @@ import { defaultResultsDirectory, type MarkdownSummary, writeResults } from './r
  */
 function destroyActiveQuorums(): void {
   for (const quorum of LocalQuorum.active) quorum.destroy(false);
+  for (const cluster of PeerCluster.active) cluster.destroyNow();
 }
 
-async function runScenario(
-  options: PerfOptions,
-): Promise<{ passed: boolean; result: unknown; summary: MarkdownSummary }> {
-  if (options.scenario === 'metadata') {
-    const result = await runMetadataScenario(options);
-    return { passed: result.passed, result, summary: metadataSummary(result) };
+function runScenario(options: PerfOptions): Promise<ScenarioResult> {
+  const progress = (line: string) => process.stdout.write(`${line}\n`);
+  switch (options.scenario) {
+    case 'metadata':
+      return runMetadataScenario(options);
+    case 'kafka':
+      return runKafkaScenario(options);
+    case 'open-loop':
+      return runKafkaScenario({ ...options, openLoop: true });
+    case 'sweep':
+      return runSweepScenario(options, (point) =>
+        progress(
+          `  point ${point.options.throughputRecordsPerSecond} × ${point.options.recordSizeBytes} B: ${Math.round(point.figures.committedRecordsPerSecond)} records/s committed, p99 ${point.figures.latencyMs['p99'] ?? '-'} ms`,
+        ),
+      );
+    case 'failover':
+      return runFailoverScenario(options);
+    case 'peers':
+      return runPeersScenario(options, progress);
   }
-  if (options.scenario === 'kafka') {
-    const result = await runKafkaScenario(options);
-    return { passed: result.passed, result, summary: kafkaSummary(result) };
-  }
-  const result = await runFailoverScenario(options);
-  return { passed: result.passed, result, summary: failoverSummary(result) };
 }
 
 async function main(): Promise<number> {
@@ -41,6 +53,10 @@ async function main(): Promise<number> {
     process.stderr.write(`${command.text}`);
     return USAGE_EXIT_CODE;
   }
+  if (command.kind === 'report') {
+    process.stdout.write(`report: ${await writeReport(command.directory)}\n`);
+    return 0;
+  }
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       destroyActiveQuorums();
@@ -49,18 +65,21 @@ async function main(): Promise<number> {
   }
   process.once('exit', destroyActiveQuorums);
   const { options } = command;
-  const { passed, result, summary } = await runScenario(options);
+  const result = await runScenario(options);
+  const summary = scenarioSummary(result);
+  const html = await renderReportHtml([result], { generatedAt: new Date().toISOString() });
   const paths = writeResults(
     options.outputDirectory ?? defaultResultsDirectory(),
     options.scenario,
     result,
     summary,
+    html,
   );
   process.stdout.write(
     `${summary.verdict.split('\n')[0]}\n${summary.rows.map(([name, value]) => `  ${name}: ${value}`).join('\n')}\n`,
   );
-  process.stdout.write(`results: ${paths.json}\n         ${paths.markdown}\n`);
-  return passed ? 0 : 1;
+  process.stdout.write(`results: ${paths.json}\n         ${paths.markdown}\n         ${paths.html}\n`);
+  return result.passed ? 0 : 1;
 }
 
 main().then(

@@ -30,20 +30,25 @@ export function renderMarkdown(summary: MarkdownSummary): string {
   ].join('\n');
 }
 
-/** Writes `<scenario>-<time>.json` and `.md` into `directory`; returns their paths. */
+/** Writes `<scenario>-<time>.json`, `.md` and `.html` (the run's report page) into `directory`; returns their paths. */
 export function writeResults(
   directory: string,
   scenario: string,
   result: unknown,
   summary: MarkdownSummary,
-): { json: string; markdown: string } {
+  html: string,
+): { json: string; markdown: string; html: string } {
   mkdirSync(directory, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const json = join(directory, `${scenario}-${stamp}.json`);
-  const markdown = join(directory, `${scenario}-${stamp}.md`);
-  writeFileSync(json, `${JSON.stringify(result, null, 2)}\n`);
-  writeFileSync(markdown, renderMarkdown(summary));
-  return { json, markdown };
+  const paths = {
+    json: join(directory, `${scenario}-${stamp}.json`),
+    markdown: join(directory, `${scenario}-${stamp}.md`),
+    html: join(directory, `${scenario}-${stamp}.html`),
+  };
+  writeFileSync(paths.json, `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(paths.markdown, renderMarkdown(summary));
+  writeFileSync(paths.html, html);
+  return paths;
 }
 
 export const formatNumber = (value: number, digits = 0): string =>

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { runFailoverScenario } from './failover-scenario.js';
 import { runKafkaScenario } from './kafka-scenario.js';
 import { runMetadataScenario } from './metadata-scenario.js';
+import { runSweepScenario } from './sweep-scenario.js';
 
 describe('pnpm perf', () => {
   it('metadata: 3 nodes end with equal image digests, and every snapshot decodes to the image the log replays to at its offset', async () => {
@@ -58,19 +59,59 @@ describe('pnpm perf', () => {
     }
   });
 
-  it('failover: after kill -9 of the leader another node leads in a later epoch and commits', async () => {
-    const result = await runFailoverScenario({
+  it.each(['KILL', 'TERM'] as const)(
+    'failover --signal %s: another node leads in a later epoch and commits',
+    async (signal) => {
+      const result = await runFailoverScenario({
+        nodeCount: 3,
+        trials: 1,
+        throughputRecordsPerSecond: 1_000,
+        recordSizeBytes: 64,
+        keepDirectory: false,
+        signal,
+      });
+      expect(result.failures).toEqual([]);
+      const [trial] = result.trials;
+      expect(trial?.newLeaderId).not.toBe(trial?.killedNodeId);
+      expect(trial?.newEpoch).toBeGreaterThan(trial?.killedEpoch as number);
+      expect(trial?.electedMs).toBeGreaterThan(0);
+      expect(trial?.firstCommitMs).toBeGreaterThanOrEqual(trial?.electedMs as number);
+    },
+  );
+
+  it('open-loop: offered far above what commits, it commits what it can and keeps the latency distribution', async () => {
+    const result = await runKafkaScenario({
       nodeCount: 3,
-      trials: 1,
-      throughputRecordsPerSecond: 1_000,
-      recordSizeBytes: 64,
+      durationMs: 3_000,
+      warmupMs: 1_000,
+      throughputRecordsPerSecond: 2_000_000,
+      recordSizeBytes: 256,
+      lingerMs: 25,
       keepDirectory: false,
+      openLoop: true,
     });
     expect(result.failures).toEqual([]);
-    const [trial] = result.trials;
-    expect(trial?.newLeaderId).not.toBe(trial?.killedNodeId);
-    expect(trial?.newEpoch).toBeGreaterThan(trial?.killedEpoch as number);
-    expect(trial?.electedMs).toBeGreaterThan(0);
-    expect(trial?.firstCommitMs).toBeGreaterThanOrEqual(trial?.electedMs as number);
+    expect(result.scenario).toBe('open-loop');
+    const { figures } = result;
+    // Far less commits than was offered: the generator was held back, not dropping records.
+    expect(figures.committedRecordsPerSecond).toBeGreaterThan(0);
+    expect(figures.committedRecordsPerSecond).toBeLessThan(2_000_000);
+    expect(figures.latencyCount).toBeGreaterThan(0);
+    expect(figures.latencyMs['max']).toBeGreaterThanOrEqual(figures.latencyMs['p50'] as number);
+  });
+
+  it('sweep: one point per (record size, throughput), each its own committed figures', async () => {
+    const result = await runSweepScenario({
+      nodeCount: 1,
+      durationMs: 2_000,
+      warmupMs: 500,
+      lingerMs: 5,
+      keepDirectory: false,
+      throughputs: [500, 2_000],
+      recordSizes: [128],
+    });
+    expect(result.failures).toEqual([]);
+    expect(result.points.map((point) => point.options.throughputRecordsPerSecond)).toEqual([500, 2_000]);
+    for (const point of result.points) expect(point.figures.committedRecords).toBeGreaterThan(0);
   });
 });

@@ -16,6 +16,8 @@ export interface CommandLineOptions {
   readonly seed?: number;
   /** `--print-latency-histogram`: the raft workload prints its cumulative commit-latency histogram with each stats line. */
   readonly printLatencyHistogram?: boolean;
+  /** `--latency-from-intended-send`: commit latency from each append's intended send time (open loop, no coordinated omission). */
+  readonly latencyFromIntendedSend?: boolean;
 }
 
 export const WORKLOAD_KINDS = ['raft', 'metadata'] as const;
@@ -119,6 +121,10 @@ function buildCommand(): Command {
       '--print-latency-histogram',
       "print the leader's cumulative commit-latency HdrHistogram (compressed base64) with each stats line and at the stop",
     )
+    .option(
+      '--latency-from-intended-send',
+      'measure commit latency from when the throttler meant each append to go, not when it went (open-loop runs)',
+    )
     .helpOption('-h, --help', 'print this help and exit')
     .allowExcessArguments(false)
     .exitOverride()
@@ -151,6 +157,7 @@ export function parseCommandLine(args: readonly string[]): CommandLineResult {
     workload: WorkloadKind;
     seed?: number;
     printLatencyHistogram?: boolean;
+    latencyFromIntendedSend?: boolean;
   }>();
   if (values.historyFile !== undefined && values.workload === 'metadata') {
     return {
@@ -177,6 +184,7 @@ export function parseCommandLine(args: readonly string[]): CommandLineResult {
       workload: values.workload,
       ...(values.seed === undefined ? {} : { seed: values.seed }),
       ...(values.printLatencyHistogram === true ? { printLatencyHistogram: true } : {}),
+      ...(values.latencyFromIntendedSend === true ? { latencyFromIntendedSend: true } : {}),
     },
   };
 }

@@ -24,7 +24,14 @@ class RecordingAppender implements WorkloadAppender {
   }
 }
 
-function setup(overrides: { throughput?: number; recordSize?: number; maxOutstandingBytes?: number } = {}) {
+function setup(
+  overrides: {
+    throughput?: number;
+    recordSize?: number;
+    maxOutstandingBytes?: number;
+    latencyFromIntendedSend?: boolean;
+  } = {},
+) {
   const scheduler = new ManualScheduler();
   const client = new RecordingAppender();
   let appendedCalls = 0;
@@ -39,6 +46,7 @@ function setup(overrides: { throughput?: number; recordSize?: number; maxOutstan
       appendedCalls += 1;
     },
     logger: silentLogger,
+    latencyFromIntendedSend: overrides.latencyFromIntendedSend ?? false,
   });
   return { scheduler, client, generator, appendedCalls: () => appendedCalls };
 }
@@ -103,6 +111,26 @@ describe('RaftWorkloadGenerator', () => {
     generator.handleCommitted(0, 15); // another epoch: ignored
     scheduler.advance(1);
     expect(client.recordCount()).toBe(15);
+  });
+
+  it('times a held-back append from when it was due with latencyFromIntendedSend, else from when it went', () => {
+    for (const latencyFromIntendedSend of [false, true]) {
+      const { scheduler, client, generator } = setup({
+        throughput: 1000,
+        recordSize: 1000,
+        maxOutstandingBytes: 2000,
+        latencyFromIntendedSend,
+      });
+      const startMs = scheduler.nowMs();
+      generator.handleLeaderChange(1, 1);
+      scheduler.advance(50); // records 0 and 1 went at once; 2.. wait for commits
+      expect(client.recordCount()).toBe(2);
+      generator.handleCommitted(1, 2);
+      scheduler.advance(0);
+      expect(client.recordCount()).toBe(4);
+      // Record 2 (offset 3) was due 2 ms after the start and went 50 ms after it.
+      expect(generator.takeAppendTimeMs(1, 3)).toBe(startMs + (latencyFromIntendedSend ? 2 : 50));
+    }
   });
 
   it('retries after NotLeader and a full accumulator, and rethrows anything else', () => {

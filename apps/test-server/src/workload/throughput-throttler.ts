@@ -17,9 +17,14 @@ export class ThroughputThrottler {
     this.startMs = nowMs;
   }
 
+  /** When record number `count` (0-based) is due. */
+  dueTimeMs(count: number): number {
+    return this.startMs + (count / this.recordsPerSecond) * 1000;
+  }
+
   /** How long to wait before record number `count` (0-based) is due; 0 when it already is. */
   delayMs(count: number, nowMs: number): number {
-    const deadlineMs = this.startMs + (count / this.recordsPerSecond) * 1000;
+    const deadlineMs = this.dueTimeMs(count);
     return deadlineMs > nowMs ? deadlineMs - nowMs : 0;
   }
 

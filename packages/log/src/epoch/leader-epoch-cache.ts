@@ -9,6 +9,9 @@ import type { EpochEntry, LeaderEpochCheckpointFile } from './leader-epoch-check
  */
 export class LeaderEpochCache {
   private entries: EpochEntry[];
+  /** While held, changes stay in memory (the log bytes they describe are not written either). */
+  private writesHeld = false;
+  private unwritten = false;
 
   constructor(
     private readonly checkpoint: LeaderEpochCheckpointFile | undefined,
@@ -137,8 +140,45 @@ export class LeaderEpochCache {
     this.checkpoint?.write(this.entries);
   }
 
+  /**
+   * Keeps later changes in memory only, until `releaseWrites`: the log holds a truncation and the
+   * appends after it back from its files meanwhile, and writes them once `writeHeld` made these
+   * entries durable.
+   */
+  holdWrites(): void {
+    this.writesHeld = true;
+  }
+
+  /** Whether entries changed since the last write (while writes are held). */
+  hasUnwrittenChanges(): boolean {
+    return this.unwritten;
+  }
+
+  /** Writes held changes with the syncs off the event loop; changes made meanwhile are written too. */
+  async writeHeld(): Promise<void> {
+    while (this.unwritten && this.checkpoint !== undefined) {
+      this.unwritten = false;
+      try {
+        await this.checkpoint.writeAsync(this.entries);
+      } catch (error) {
+        this.unwritten = true;
+        throw error;
+      }
+    }
+    this.unwritten = false;
+  }
+
+  /** Ends `holdWrites`, writing (synchronously) whatever `writeHeld` has not written yet. */
+  releaseWrites(): void {
+    if (this.unwritten) this.persist();
+    this.unwritten = false;
+    this.writesHeld = false;
+  }
+
   private replace(entries: EpochEntry[], persist = true): void {
     this.entries = entries;
-    if (persist) this.persist();
+    if (!persist) return;
+    if (this.writesHeld) this.unwritten = true;
+    else this.persist();
   }
 }

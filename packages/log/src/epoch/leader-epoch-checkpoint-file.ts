@@ -1,6 +1,6 @@
 import type { FileSystem } from '@kraft/records';
 import { InvalidConfigurationError } from '../errors/log-errors.js';
-import { readSmallFile, writeFileAtomically } from '../files/atomic-file.js';
+import { readSmallFile, writeFileAtomically, writeFileAtomicallyAsync } from '../files/atomic-file.js';
 
 /** One leader epoch and the offset of its first batch in the log (Kafka's `EpochEntry`). */
 export interface EpochEntry {
@@ -33,6 +33,15 @@ export class LeaderEpochCheckpointFile {
    */
   write(entries: readonly EpochEntry[]): void {
     writeFileAtomically(
+      this.fileSystem,
+      this.path,
+      Buffer.from(formatLeaderEpochCheckpoint(entries), 'utf8'),
+    );
+  }
+
+  /** `write` with both syncs off the event loop. */
+  writeAsync(entries: readonly EpochEntry[]): Promise<void> {
+    return writeFileAtomicallyAsync(
       this.fileSystem,
       this.path,
       Buffer.from(formatLeaderEpochCheckpoint(entries), 'utf8'),

@@ -342,13 +342,14 @@ export class LogSegment {
 
   /**
    * Removes every batch holding `offset` or later. Returns the bytes removed. The caller has
-   * checked that `offset` is at or after the segment's base offset.
+   * checked that `offset` is at or after the segment's base offset. With `keepFileBytes` the
+   * removed bytes stay in the file (unread) until `cutFileToSize`.
    */
-  truncateTo(offset: number): number {
+  truncateTo(offset: number, keepFileBytes = false): number {
     const location = this.translateOffset(offset);
     if (location === undefined) return 0;
     const removed = this.sizeInBytes() - location.position;
-    this.records.truncateTo(location.position);
+    this.records.truncateTo(location.position, keepFileBytes);
     this.offsetIndex.truncateTo(offset);
     this.timeIndex.truncateTo(offset);
     this.nextOffsetValue = location.position === 0 ? this.baseOffset : location.baseOffset;
@@ -514,6 +515,12 @@ export class LogSegment {
     // Truncating to the logical size drops a preallocated zero tail.
     this.records.truncateTo(this.records.sizeInBytes());
     if (this.config.preallocate) this.unflushed = true;
+  }
+
+  /** Cuts the log file to the segment's size: the bytes a `keepFileBytes` truncation left behind. */
+  cutFileToSize(): void {
+    this.records.truncateTo(this.records.sizeInBytes());
+    this.unflushed = true;
   }
 
   flush(): void {

@@ -56,6 +56,11 @@ export const CLEAN_SHUTDOWN_FILE = '.kraft_cleanshutdown';
 const MAX_APPEND_BYTES = 2 ** 31 - 1;
 /** Suffixes of Kafka's transient files; anything carrying them is left over from a crash. */
 const STRAY_SUFFIXES = ['.tmp', '.deleted', '.cleaned', '.swap'];
+/**
+ * Bound on the bytes appended behind a truncation not yet durable (the driver flushes within a
+ * turn, so this is reached only when flushes stall); past it the truncation is made durable at once.
+ */
+const MAX_HELD_APPEND_BYTES = 64 * 1024 * 1024;
 
 export interface SegmentedLogOptions {
   /** The partition directory (`<log.dir>/__cluster_metadata-0`). */
@@ -83,6 +88,31 @@ interface FoundDamage {
   readonly damage: string;
 }
 
+/** An append made while a truncation is pending: validated, offsets assigned, not yet written. */
+interface HeldAppend {
+  readonly records: MemoryRecords;
+  readonly firstOffset: number;
+  readonly lastOffset: number;
+  readonly sizeInBytes: number;
+  readonly maxTimestampMs: number;
+}
+
+/**
+ * A truncation done in memory only (ADR 0029): the files still hold the old log until the
+ * recovery point is durably lowered to `offset`; then the cut reaches the files and the held
+ * appends are written. A crash before that finds the log as it was before the truncation.
+ */
+interface PendingTruncation {
+  /** The lowest offset truncated to since the files were last cut. */
+  offset: number;
+  /** Segments cut in memory whose files still hold the removed bytes. */
+  readonly cutSegments: Set<LogSegment>;
+  /** Segments out of the log whose files still exist. */
+  readonly removedSegments: LogSegment[];
+  readonly heldAppends: HeldAppend[];
+  heldSizeInBytes: number;
+}
+
 interface HighWatermarkLocation {
   readonly segment: LogSegment;
   /** Byte position in `segment` where the batch holding the high watermark starts. */
@@ -108,6 +138,7 @@ export class SegmentedLog {
   /** Lowest log end a truncation set while a flush was in flight: caps what that flush may claim. */
   private truncatedDuringFlush = Number.POSITIVE_INFINITY;
   private directoryDirty = false;
+  private pendingTruncation: PendingTruncation | undefined;
   private flushChain: Promise<unknown> = Promise.resolve();
   private closed = false;
   /** Deleted segments whose log files stay open for readers of earlier slices (see `retire`). */
@@ -371,13 +402,23 @@ export class SegmentedLog {
     this.recoveryPointOnFile = this.logEndOffsetValue;
   }
 
-  /** Writes and fdatasyncs the checkpoint before returning (open, truncation, snapshot, close). */
+  /** Writes and fdatasyncs the checkpoint before returning (open, snapshot, close). */
   private writeRecoveryPointNow(offset: number): void {
     this.checkpointGeneration += 1;
     this.checkpointedRecoveryPoint = undefined;
     this.recoveryPointOnFile = offset;
     this.recoveryPointFile.write(offset);
     this.checkpointedRecoveryPoint = offset;
+  }
+
+  /** `writeRecoveryPointNow` with the fdatasync off the event loop (a truncation's first step). */
+  private async writeRecoveryPointAsync(offset: number): Promise<void> {
+    this.checkpointGeneration += 1;
+    const generation = this.checkpointGeneration;
+    this.checkpointedRecoveryPoint = undefined;
+    this.recoveryPointOnFile = offset;
+    await this.recoveryPointFile.writeAsync(offset);
+    if (generation === this.checkpointGeneration) this.checkpointedRecoveryPoint = offset;
   }
 
   /**
@@ -576,28 +617,55 @@ export class SegmentedLog {
     sizeInBytes: number,
     maxTimestampMs: number,
   ): void {
+    const pending = this.pendingTruncation;
+    if (pending !== undefined && pending.heldSizeInBytes + sizeInBytes > MAX_HELD_APPEND_BYTES) {
+      this.logger.warn(
+        { heldBytes: pending.heldSizeInBytes, offset: pending.offset },
+        'appends held behind a truncation exceed their bound: making the truncation durable now',
+      );
+      this.settlePendingTruncationNow();
+    }
+    if (this.pendingTruncation === undefined) {
+      this.writeToSegments(records, lastOffset, sizeInBytes, maxTimestampMs);
+    } else {
+      const firstOffset = this.logEndOffsetValue;
+      this.pendingTruncation.heldAppends.push({
+        // A copy: the caller may reuse its buffer (a network read buffer) once the append returns.
+        records: MemoryRecords.readableRecords(Buffer.from(records.buffer())),
+        firstOffset,
+        lastOffset,
+        sizeInBytes,
+        maxTimestampMs,
+      });
+      this.pendingTruncation.heldSizeInBytes += sizeInBytes;
+    }
+    this.logEndOffsetValue = lastOffset + 1;
+  }
+
+  private writeToSegments(
+    records: MemoryRecords,
+    lastOffset: number,
+    sizeInBytes: number,
+    maxTimestampMs: number,
+  ): void {
     const nowMs = this.time();
     let active = this.segments.last() as LogSegment;
     if (active.shouldRoll({ sizeInBytes, lastOffset, maxTimestampMs, nowMs })) active = this.roll(nowMs);
     active.append(records);
-    this.logEndOffsetValue = lastOffset + 1;
   }
 
   /** Starts a new active segment at the log end; the next flush makes its directory entry durable. */
   roll(nowMs = this.time()): LogSegment {
+    // Trimming the active segment would cut its file before the recovery point is lowered.
+    this.settlePendingTruncationNow();
     const active = this.segments.last() as LogSegment;
     if (active.isEmpty()) return active;
     active.onBecomeInactive();
-    const segment = LogSegment.create(
-      this.fileSystem,
-      this.directory,
-      this.logEndOffsetValue,
-      this.config,
-      nowMs,
-    );
+    const baseOffset = active.nextOffset();
+    const segment = LogSegment.create(this.fileSystem, this.directory, baseOffset, this.config, nowMs);
     this.segments.add(segment);
     this.directoryDirty = true;
-    this.logger.debug({ offset: this.logEndOffsetValue }, 'rolled segment');
+    this.logger.debug({ offset: baseOffset }, 'rolled segment');
     return segment;
   }
 
@@ -618,6 +686,8 @@ export class SegmentedLog {
       );
     }
     const maxOffset = isolation === 'committed' ? this.highWatermarkValue : this.logEndOffsetValue;
+    if (this.pendingTruncation !== undefined && startOffset >= this.writtenEndOffset())
+      return this.readHeld(this.pendingTruncation, startOffset, maxOffset, maxSizeBytes);
     let segment = startOffset < maxOffset ? this.segments.floor(startOffset) : undefined;
     while (segment !== undefined) {
       const limit = isolation === 'committed' ? this.committedLimit(segment) : segment.sizeInBytes();
@@ -634,6 +704,44 @@ export class SegmentedLog {
         };
       }
       segment = this.segments.next(segment);
+    }
+    return this.emptyRead(startOffset);
+  }
+
+  /**
+   * Reads appends held behind a pending truncation, from memory: the batch holding `startOffset`
+   * and those after it in the same append, within `maxSizeBytes` (at least one batch) and below
+   * `maxOffset` (whole batches only, as a committed read stops at the high watermark's batch).
+   * Positions are those the bytes will have once written.
+   */
+  private readHeld(
+    pending: PendingTruncation,
+    startOffset: number,
+    maxOffset: number,
+    maxSizeBytes: number,
+  ): LogFetchInfo {
+    const active = this.segments.last() as LogSegment;
+    let positionBytes = active.sizeInBytes();
+    for (const held of pending.heldAppends) {
+      if (held.lastOffset < startOffset) {
+        positionBytes += held.sizeInBytes;
+        continue;
+      }
+      const buffer = held.records.buffer();
+      const start = batchesBelow(buffer, startOffset).sizeInBytes;
+      const limit = batchesBelow(buffer, maxOffset).sizeInBytes;
+      if (start >= limit) break;
+      let end = start + batchSize(buffer, start);
+      while (end < limit && end + batchSize(buffer, end) - start <= maxSizeBytes)
+        end += batchSize(buffer, end);
+      return {
+        records: MemoryRecords.readableRecords(buffer.subarray(start, end)),
+        startOffsetMetadata: {
+          offset: batchBaseOffset(buffer, start),
+          segmentBaseOffset: active.baseOffset,
+          relativePositionBytes: positionBytes + start,
+        },
+      };
     }
     return this.emptyRead(startOffset);
   }
@@ -699,7 +807,11 @@ export class SegmentedLog {
     return this.highWatermarkValue;
   }
 
-  /** Removes offsets at and after `offset`; never below the high watermark. */
+  /**
+   * Removes offsets at and after `offset`; never below the high watermark. The log shows the cut
+   * at once, but no file changes here: the next `flush` first lowers the recovery point durably,
+   * then cuts the files, then writes what was appended since (see `PendingTruncation`).
+   */
   truncateTo(offset: number): boolean {
     this.ensureOpen();
     if (!Number.isSafeInteger(offset) || offset < this.highWatermarkValue) {
@@ -708,34 +820,132 @@ export class SegmentedLog {
       );
     }
     if (offset >= this.logEndOffsetValue) return false;
-    // Lowered first: a crash after the cut must not find the log ending below its recovery point.
-    this.lowerRecoveryPoint(offset);
+    const pending = this.holdTruncation();
+    if (offset < this.writtenEndOffset()) this.cutSegmentsInMemory(pending, offset);
+    this.dropHeldAppendsFrom(pending, offset);
     this.epochCache.truncateFromEnd(offset);
+    this.setLogEndAfterTruncation(
+      (pending.heldAppends.at(-1)?.lastOffset ?? this.writtenEndOffset() - 1) + 1,
+    );
+    this.logger.debug({ offset }, 'truncated log (files cut on the next flush)');
+    return true;
+  }
+
+  private holdTruncation(): PendingTruncation {
+    if (this.pendingTruncation === undefined) {
+      this.epochCache.holdWrites();
+      this.pendingTruncation = {
+        offset: Number.POSITIVE_INFINITY,
+        cutSegments: new Set(),
+        removedSegments: [],
+        heldAppends: [],
+        heldSizeInBytes: 0,
+      };
+    }
+    return this.pendingTruncation;
+  }
+
+  /** The log end of what the segments hold (held appends excluded). */
+  private writtenEndOffset(): number {
+    return (this.segments.last() as LogSegment).nextOffset();
+  }
+
+  private cutSegmentsInMemory(pending: PendingTruncation, offset: number): void {
     const first = this.segments.first();
     const removed = this.segments.removeWhere((segment) => segment !== first && segment.baseOffset > offset);
-    this.retire(removed);
-    if (removed.length > 0) this.fileSystem.syncDirectory(this.directory);
+    for (const segment of removed) pending.cutSegments.delete(segment);
+    pending.removedSegments.push(...removed);
     const active = this.segments.last() as LogSegment;
-    active.truncateTo(offset);
-    // Made durable at once: the epoch checkpoint already forgot the removed epochs, and removed
-    // bytes must not come back after a power loss next to batches appended later.
-    active.flush();
-    this.setLogEndAfterTruncation(active.nextOffset());
-    this.logger.debug({ offset, removedSegments: removed.length }, 'truncated log');
-    return true;
+    active.truncateTo(offset, true);
+    pending.cutSegments.add(active);
+    // The cut ends at a batch boundary, which may lie below `offset`: that is where recovery must
+    // be allowed to find the log end.
+    pending.offset = Math.min(pending.offset, active.nextOffset());
+  }
+
+  /**
+   * Makes the pending truncation reach the files, in the order ADR 0029 argues: the recovery point
+   * durably lowered, then the cut (ftruncate, unlinks), the epoch checkpoint durable, and only then
+   * the held appends written (the flush that follows syncs them and the directory).
+   */
+  private async settlePendingTruncation(): Promise<void> {
+    for (let pending = this.pendingTruncation; pending !== undefined; pending = this.pendingTruncation) {
+      const offset = pending.offset;
+      if (this.recoveryPointAbove(offset)) await this.writeRecoveryPointAsync(offset);
+      if (this.pendingTruncation !== pending || pending.offset < offset) continue;
+      this.cutFiles(pending);
+      await this.epochCache.writeHeld();
+      // Cut lower or appended a new epoch meanwhile: that too must be durable first.
+      if (
+        this.pendingTruncation !== pending ||
+        pending.offset < offset ||
+        this.epochCache.hasUnwrittenChanges()
+      )
+        continue;
+      this.finishPendingTruncation(pending);
+    }
+  }
+
+  /** `settlePendingTruncation` with the syncs on the event loop: close, snapshot install, overflow. */
+  private settlePendingTruncationNow(): void {
+    const pending = this.pendingTruncation;
+    if (pending === undefined) return;
+    this.lowerRecoveryPoint(pending.offset);
+    this.cutFiles(pending);
+    this.finishPendingTruncation(pending);
+  }
+
+  private cutFiles(pending: PendingTruncation): void {
+    for (const segment of pending.cutSegments) segment.cutFileToSize();
+    pending.cutSegments.clear();
+    const removed = pending.removedSegments.splice(0);
+    if (removed.length === 0) return;
+    this.retire(removed);
+    this.directoryDirty = true;
+  }
+
+  /** The files hold the cut and the epochs are durable (or written now): write the held appends. */
+  private finishPendingTruncation(pending: PendingTruncation): void {
+    this.pendingTruncation = undefined;
+    this.epochCache.releaseWrites();
+    for (const held of pending.heldAppends)
+      this.writeToSegments(held.records, held.lastOffset, held.sizeInBytes, held.maxTimestampMs);
+    this.highWatermarkCache = undefined;
+  }
+
+  /** Drops held appends at and after `offset`, cutting the one that holds it after its last batch below. */
+  private dropHeldAppendsFrom(pending: PendingTruncation, offset: number): void {
+    const index = pending.heldAppends.findIndex((held) => held.lastOffset >= offset);
+    if (index === -1) return;
+    const [straddling] = pending.heldAppends.splice(index);
+    if (straddling !== undefined && straddling.firstOffset < offset) {
+      const kept = batchesBelow(straddling.records.buffer(), offset);
+      if (kept.sizeInBytes > 0) {
+        pending.heldAppends.push({
+          ...straddling,
+          records: MemoryRecords.readableRecords(straddling.records.buffer().subarray(0, kept.sizeInBytes)),
+          lastOffset: kept.lastOffset,
+          sizeInBytes: kept.sizeInBytes,
+        });
+      }
+    }
+    pending.heldSizeInBytes = pending.heldAppends.reduce((total, held) => total + held.sizeInBytes, 0);
   }
 
   /** Deletes every segment and starts an empty log at `offset` (after installing a snapshot). */
   truncateFullyAndStartAt(offset: number): void {
     this.ensureOpen();
     this.lowerRecoveryPoint(offset);
-    this.retire(this.segments.removeWhere(() => true));
+    const pending = this.pendingTruncation;
+    this.pendingTruncation = undefined;
+    this.retire([...(pending?.removedSegments ?? []), ...this.segments.removeWhere(() => true)]);
     this.segments.add(LogSegment.create(this.fileSystem, this.directory, offset, this.config, this.time()));
     this.fileSystem.syncDirectory(this.directory);
     // Raised only now that the new segment is durable; a frozen snapshot holds what lies below.
     this.raiseRecoveryPoint(offset);
     this.directoryDirty = false;
     this.epochCache.clear();
+    if (pending !== undefined) this.epochCache.releaseWrites();
     this.logStartOffsetValue = offset;
     this.highWatermarkValue = offset;
     this.setLogEndAfterTruncation(offset);
@@ -745,13 +955,17 @@ export class SegmentedLog {
 
   /** Before removing batches below the recovery point (not while recovering: the target stays). */
   private lowerRecoveryPoint(offset: number): void {
+    if (this.recoveryPointAbove(offset)) this.writeRecoveryPointNow(offset);
+  }
+
+  /** Whether the checkpoint may hold more than `offset` and must be lowered before a cut there. */
+  private recoveryPointAbove(offset: number): boolean {
     // The bytes on file count, not only what is durable: a background write may be syncing more.
     const onFile = Math.max(
       this.recoveryPointOnFile ?? offset + 1,
       this.checkpointedRecoveryPoint ?? offset + 1,
     );
-    if (this.recoveryTarget !== undefined || onFile <= offset) return;
-    this.writeRecoveryPointNow(offset);
+    return this.recoveryTarget === undefined && onFile > offset;
   }
 
   /** After `offset` became durable by other means than a flush (a snapshot installed there). */
@@ -832,11 +1046,15 @@ export class SegmentedLog {
   private async flushNow(): Promise<number> {
     this.ensureOpen();
     this.throwCheckpointFailure();
+    await this.settlePendingTruncation();
     const target = this.logEndOffsetValue;
     this.truncatedDuringFlush = Number.POSITIVE_INFINITY;
     if (this.directoryDirty) {
       this.directoryDirty = false;
-      this.fileSystem.syncDirectory(this.directory);
+      await this.fileSystem.syncDirectoryAsync(this.directory).catch((error: unknown) => {
+        this.directoryDirty = true;
+        throw error;
+      });
     }
     for (const segment of this.segments.all().filter((each) => each.hasUnflushedData())) {
       try {
@@ -913,6 +1131,7 @@ export class SegmentedLog {
   /** Trims, syncs and closes every segment, then writes the clean-shutdown marker. */
   close(): void {
     if (this.closed) return;
+    this.settlePendingTruncationNow();
     this.closed = true;
     this.releaseRetiredSegments();
     for (const segment of this.segments.all()) segment.close();
@@ -1012,4 +1231,21 @@ function removeStrayFiles(fileSystem: FileSystem, directory: string): void {
     }
   }
   if (removed) fileSystem.syncDirectory(directory);
+}
+
+function batchSize(buffer: Buffer, position: number): number {
+  return buffer.readInt32BE(position + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
+}
+
+/** The leading batches of `buffer` (whole, validated batches) whose last offset lies below `offset`. */
+function batchesBelow(buffer: Buffer, offset: number): { sizeInBytes: number; lastOffset: number } {
+  let position = 0;
+  let lastOffset = -1;
+  while (position + LOG_OVERHEAD <= buffer.length) {
+    const batchLast = batchLastOffset(buffer, position);
+    if (batchLast >= offset) break;
+    lastOffset = batchLast;
+    position += batchSize(buffer, position);
+  }
+  return { sizeInBytes: position, lastOffset };
 }

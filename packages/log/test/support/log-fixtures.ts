@@ -186,10 +186,21 @@ export function materialize(files: ReadonlyMap<string, Buffer>): MemoryFileSyste
 export class FailingFileSystem implements FileSystem {
   mutations = 0;
 
+  /**
+   * `asyncSyncs: 'next-turn'` makes each `syncAsync` take effect only on a later event-loop turn,
+   * as a real fdatasync on the thread pool does: work done before awaiting it is not covered.
+   */
   constructor(
     private readonly inner: FileSystem,
     private readonly failAt: number,
+    readonly asyncSyncs: 'immediate' | 'next-turn' = 'immediate',
   ) {}
+
+  /** Resolves when an asynchronous sync issued now may run. */
+  syncTurn(): Promise<void> {
+    if (this.asyncSyncs === 'immediate') return Promise.resolve();
+    return new Promise((resolve) => setImmediate(resolve));
+  }
 
   mutate(operation: string, path: string): void {
     this.mutations += 1;
@@ -239,7 +250,7 @@ export class FailingFileSystem implements FileSystem {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.inner.syncDirectoryAsync(directory);
+    return this.syncTurn().then(() => this.inner.syncDirectoryAsync(directory));
   }
 
   /** A lock changes no stored bytes: not a mutation, never a failure point. */
@@ -287,7 +298,7 @@ class FailingFileHandle implements FileHandle {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.inner.syncAsync();
+    return this.fileSystem.syncTurn().then(() => this.inner.syncAsync());
   }
 
   close(): void {

@@ -1,9 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { latest, operationArbitrary, recordsOf } from '../../test/support/random-metadata-records.js';
+import { UnwritableMetadataError } from '../errors/unwritable-metadata-error.js';
 import { MetadataRecordType } from '../records/metadata-record-type.js';
 import type { ApiMessageAndVersion } from '../serde/api-message-and-version.js';
 import { MetadataRecordSerde } from '../serde/metadata-record-serde.js';
+import { DIRECTORY_MIGRATING } from './directory-id.js';
+import { ImageWriterOptions } from './image-writer-options.js';
 import { MetadataDelta } from './metadata-delta.js';
 import { MetadataImage } from './metadata-image.js';
 import { MetadataProvenance } from './metadata-provenance.js';
@@ -28,15 +31,19 @@ function replayInChunks(
   return image;
 }
 
+// The highest record versions, so the round trip loses nothing whatever metadata.version the
+// random records finalized (version selection has its own tests in image-writer-options.test.ts).
 function writtenValues(image: MetadataImage): Buffer[] {
   const values: Buffer[] = [];
-  for (const record of image.records()) values.push(serde.write(record));
+  for (const record of image.records(ImageWriterOptions.LATEST)) values.push(serde.write(record));
   return values;
 }
 
 function writtenRecords(image: MetadataImage): ApiMessageAndVersion[] {
   const records: ApiMessageAndVersion[] = [];
-  for (const record of image.records()) records.push(serde.read(serde.write(record)));
+  for (const record of image.records(ImageWriterOptions.LATEST)) {
+    records.push(serde.read(serde.write(record)));
+  }
   return records;
 }
 
@@ -232,26 +239,104 @@ function observedOf(image: MetadataImage) {
   };
 }
 
+const MIGRATING = DIRECTORY_MIGRATING.toString();
+const operationsArbitrary = fc.array(operationArbitrary, { maxLength: 150, size: 'large' });
+/** How the records are cut into deltas. */
+const chunkSizesArbitrary = fc.array(fc.integer({ min: 1, max: 20 }), { minLength: 1, maxLength: 5 });
+
+/** Each partition's directories (as text) and ELRs, in topic and partition id order. */
+function placementsOf(image: MetadataImage) {
+  const placements = [];
+  for (const [id, topic] of image.topics.topicsById) {
+    for (const [partitionId, partition] of topic.partitions) {
+      placements.push({
+        key: `${id}/${partitionId}`,
+        directories: partition.directories.map((directory) => directory.toString()),
+        eligibleLeaderReplicas: [...(partition.eligibleLeaderReplicas ?? [])],
+        lastKnownElr: [...(partition.lastKnownElr ?? [])],
+      });
+    }
+  }
+  return placements.sort((left, right) => (left.key < right.key ? -1 : left.key > right.key ? 1 : 0));
+}
+
+/** The broker states a RegisterBrokerRecord version may lack. */
+function brokersOf(image: MetadataImage) {
+  return [...image.cluster.brokers.values()]
+    .map((broker) => ({
+      brokerId: broker.brokerId,
+      inControlledShutdown: broker.inControlledShutdown,
+      isMigratingZkBroker: broker.isMigratingZkBroker,
+      logDirs: broker.logDirs.map((directory) => directory.toString()),
+      cordonedLogDirs: (broker.cordonedLogDirs ?? []).map((directory) => directory.toString()),
+    }))
+    .sort((left, right) => left.brokerId - right.brokerId);
+}
+
+/** Kafka's rules: whether this image holds what `options`' metadata.version cannot represent. */
+function losesAt(image: MetadataImage, options: ImageWriterOptions): boolean {
+  const placed = placementsOf(image).some((partition) =>
+    partition.directories.some((id) => id !== MIGRATING),
+  );
+  return (
+    (placed && !options.isDirectoryAssignmentSupported()) ||
+    brokersOf(image).some(
+      (broker) =>
+        (broker.inControlledShutdown && !options.isInControlledShutdownStateSupported()) ||
+        (broker.isMigratingZkBroker && !options.isMigrationSupported()) ||
+        (broker.logDirs.length > 0 && !options.isDirectoryAssignmentSupported()) ||
+        (broker.cordonedLogDirs.length > 0 && !options.isCordonedLogDirsSupported()),
+    )
+  );
+}
+
 describe('MetadataImage round trip', () => {
   it('image → records → image gives the same image, and the image matches a plain replay', () => {
     fc.assert(
-      fc.property(
-        fc.array(operationArbitrary, { maxLength: 150, size: 'large' }),
-        fc.array(fc.integer({ min: 1, max: 20 }), { minLength: 1, maxLength: 5 }),
-        (operations, chunkSizes) => {
-          const records = recordsOf(operations);
-          const image = replayInChunks(records, chunkSizes);
-          expect(observedOf(image)).toEqual(referenceOf(records));
-          // The snapshot's records, through the serde, replayed on the empty image in one delta.
-          const delta = new MetadataDelta(MetadataImage.EMPTY);
-          for (const record of writtenRecords(image)) delta.replay(record);
-          const reloaded = delta.apply(image.provenance);
-          expect(writtenValues(reloaded)).toEqual(writtenValues(image));
-          expect(observedOf(reloaded)).toEqual(observedOf(image));
-          expect(reloaded.isEmpty()).toBe(image.isEmpty());
-        },
-      ),
+      fc.property(operationsArbitrary, chunkSizesArbitrary, (operations, chunkSizes) => {
+        const records = recordsOf(operations);
+        const image = replayInChunks(records, chunkSizes);
+        expect(observedOf(image)).toEqual(referenceOf(records));
+        // The snapshot's records, through the serde, replayed on the empty image in one delta.
+        const delta = new MetadataDelta(MetadataImage.EMPTY);
+        for (const record of writtenRecords(image)) delta.replay(record);
+        const reloaded = delta.apply(image.provenance);
+        expect(writtenValues(reloaded)).toEqual(writtenValues(image));
+        expect(observedOf(reloaded)).toEqual(observedOf(image));
+        expect(reloaded.isEmpty()).toBe(image.isEmpty());
+      }),
       { numRuns: 200 },
+    );
+  });
+
+  it('written at its own metadata.version, an image reloads the same but for what that version leaves out, or is refused', () => {
+    fc.assert(
+      fc.property(operationsArbitrary, chunkSizesArbitrary, (operations, chunkSizes) => {
+        const image = replayInChunks(recordsOf(operations), chunkSizes);
+        const options = new ImageWriterOptions(image.features.metadataVersion());
+        const loses = losesAt(image, options);
+        let written: ApiMessageAndVersion[];
+        try {
+          written = [...image.records(options)].map((record) => serde.read(serde.write(record)));
+        } catch (error) {
+          expect(error).toBeInstanceOf(UnwritableMetadataError);
+          expect(loses).toBe(true);
+          return;
+        }
+        expect(loses).toBe(false);
+        const delta = new MetadataDelta(MetadataImage.EMPTY);
+        for (const record of written) delta.replay(record);
+        const reloaded = delta.apply(image.provenance);
+        expect(observedOf(reloaded)).toEqual(observedOf(image));
+        const expected = placementsOf(image).map((partition) => ({
+          ...partition,
+          eligibleLeaderReplicas: options.isElrSupported() ? partition.eligibleLeaderReplicas : [],
+          lastKnownElr: options.isElrSupported() ? partition.lastKnownElr : [],
+        }));
+        expect(placementsOf(reloaded)).toEqual(expected);
+        expect(brokersOf(reloaded)).toEqual(brokersOf(image));
+      }),
+      { numRuns: 150 },
     );
   });
 

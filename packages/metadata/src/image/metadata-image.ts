@@ -5,6 +5,7 @@ import { ClusterImage } from './cluster-image.js';
 import { ConfigurationsImage } from './configurations-image.js';
 import { DelegationTokenImage } from './delegation-token-image.js';
 import { FeaturesImage } from './features-image.js';
+import { ImageWriterOptions } from './image-writer-options.js';
 import { MetadataProvenance } from './metadata-provenance.js';
 import { ProducerIdsImage } from './producer-ids-image.js';
 import { ScramImage } from './scram-image.js';
@@ -74,12 +75,15 @@ export class MetadataImage {
   /**
    * The records that rebuild this image when replayed on the empty image: what a snapshot holds.
    * Features come first (metadata.version leads), then the parts in Kafka's order; within a part
-   * entries are in key order, so equal images write equal records.
+   * entries are in key order, so equal images write equal records. Record versions follow the
+   * image's metadata.version unless `options` says otherwise (Kafka's `ImageWriterOptions`).
    */
-  *records(): Generator<ApiMessageAndVersion> {
+  *records(
+    options = new ImageWriterOptions(this.features.metadataVersion()),
+  ): Generator<ApiMessageAndVersion> {
     yield* this.features.records();
-    yield* this.cluster.records();
-    yield* this.topics.records();
+    yield* this.cluster.records(options);
+    yield* this.topics.records(options);
     yield* this.configs.records();
     yield* this.clientQuotas.records();
     yield* this.producerIds.records();

@@ -1,8 +1,13 @@
-import type { Uuid } from '@kraft/protocol';
+import type { TaggedFieldsCarrier, Uuid } from '@kraft/protocol';
 import { MetadataReplayError } from '../errors/metadata-replay-error.js';
+import { MetadataRecordType } from '../records/metadata-record-type.js';
 import type { PartitionChangeRecordData } from '../records/partition-change-record.js';
 import type { PartitionRecordData } from '../records/partition-record.js';
-import { DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED, type PartitionRegistration } from './topics-image.js';
+import { type ApiMessageAndVersionOf, apiMessageAndVersion } from '../serde/api-message-and-version.js';
+import { DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED } from './directory-id.js';
+import type { ImageWriterOptions } from './image-writer-options.js';
+import type { PartitionRegistration } from './topics-image.js';
+import type { UuidInterner } from './uuid-interner.js';
 
 /** PartitionChangeRecord.leader when the leader does not change. */
 export const NO_LEADER_CHANGE = -2;
@@ -12,6 +17,7 @@ const NO_RECOVERY_STATE_CHANGE = -1;
 const MAX_LEADER_RECOVERY_STATE = 1;
 
 const NO_REPLICAS: readonly number[] = Object.freeze([]);
+const NO_DIRECTORIES: readonly Uuid[] = Object.freeze([]);
 
 /** A PartitionChangeRecord that changes only what `change` names (every other field "unchanged"). */
 export function partitionChange(
@@ -38,23 +44,43 @@ export function partitionChange(
 /**
  * The registration a PartitionRecord describes. As Kafka's `PartitionRegistration` does, a record
  * without directories (before version 1) gets MIGRATING for every replica, and a null ELR or last
- * known ELR becomes empty; empty lists share one frozen array.
+ * known ELR becomes empty.
+ *
+ * An image holds a million of these, so each is kept small: one object with a fixed shape (no
+ * spread of the decoded record), the topic's own id object instead of the record's copy,
+ * directory ids interned, an ISR equal to the replicas shares their array, and empty lists share
+ * one frozen array.
  */
-export function registrationOf(record: PartitionRecordData): PartitionRegistration {
+export function registrationOf(
+  record: PartitionRecordData,
+  topicId: Uuid,
+  directoryIds: UuidInterner,
+): PartitionRegistration {
   checkRecoveryState(record.leaderRecoveryState);
+  const replicas = shared(record.replicas);
   const directories =
-    record.directories.length === 0 && record.replicas.length > 0
-      ? record.replicas.map(() => DIRECTORY_MIGRATING)
-      : record.directories;
-  checkDirectories(record.replicas, directories);
-  return {
-    ...record,
-    removingReplicas: shared(record.removingReplicas),
-    addingReplicas: shared(record.addingReplicas),
-    directories,
-    eligibleLeaderReplicas: shared(record.eligibleLeaderReplicas ?? NO_REPLICAS),
-    lastKnownElr: shared(record.lastKnownElr ?? NO_REPLICAS),
-  } as PartitionRegistration;
+    record.directories.length === 0 && replicas.length > 0
+      ? replicas.map(() => DIRECTORY_MIGRATING)
+      : directoryIds.internAll(record.directories);
+  checkDirectories(replicas, directories);
+  return registration(
+    {
+      partitionId: record.partitionId,
+      topicId,
+      replicas,
+      isr: sameReplicas(record.isr, replicas) ? replicas : shared(record.isr),
+      removingReplicas: shared(record.removingReplicas),
+      addingReplicas: shared(record.addingReplicas),
+      leader: record.leader,
+      leaderRecoveryState: record.leaderRecoveryState,
+      leaderEpoch: record.leaderEpoch,
+      partitionEpoch: record.partitionEpoch,
+      directories,
+      eligibleLeaderReplicas: shared(record.eligibleLeaderReplicas ?? NO_REPLICAS),
+      lastKnownElr: shared(record.lastKnownElr ?? NO_REPLICAS),
+    },
+    record,
+  );
 }
 
 /**
@@ -66,11 +92,16 @@ export function registrationOf(record: PartitionRecordData): PartitionRegistrati
 export function mergePartitionChange(
   current: PartitionRegistration,
   change: PartitionChangeRecordData,
+  directoryIds: UuidInterner,
 ): PartitionRegistration {
-  const replicas = change.replicas ?? current.replicas;
+  const replicas = change.replicas === null ? current.replicas : shared(change.replicas);
+  const isr = change.isr === null ? current.isr : shared(change.isr);
   const directories =
-    change.directories ??
-    (change.replicas === null ? current.directories : carriedDirectories(current, change.replicas));
+    change.directories === null
+      ? change.replicas === null
+        ? current.directories
+        : carriedDirectories(current, change.replicas)
+      : directoryIds.internAll(change.directories);
   checkDirectories(replicas, directories);
   const leaderChanged = change.leader !== NO_LEADER_CHANGE;
   let leaderRecoveryState = current.leaderRecoveryState;
@@ -78,22 +109,102 @@ export function mergePartitionChange(
     checkRecoveryState(change.leaderRecoveryState);
     leaderRecoveryState = change.leaderRecoveryState;
   }
-  return {
-    ...current,
-    replicas,
+  return registration(
+    {
+      partitionId: current.partitionId,
+      topicId: current.topicId,
+      replicas,
+      isr: sameReplicas(isr, replicas) ? replicas : isr,
+      removingReplicas:
+        change.removingReplicas === null ? current.removingReplicas : shared(change.removingReplicas),
+      addingReplicas: change.addingReplicas === null ? current.addingReplicas : shared(change.addingReplicas),
+      leader: leaderChanged ? change.leader : current.leader,
+      leaderRecoveryState,
+      leaderEpoch: leaderChanged ? current.leaderEpoch + 1 : current.leaderEpoch,
+      partitionEpoch: current.partitionEpoch + 1,
+      directories,
+      eligibleLeaderReplicas:
+        change.eligibleLeaderReplicas === null
+          ? (current.eligibleLeaderReplicas ?? NO_REPLICAS)
+          : shared(change.eligibleLeaderReplicas),
+      lastKnownElr:
+        change.lastKnownElr === null ? (current.lastKnownElr ?? NO_REPLICAS) : shared(change.lastKnownElr),
+    },
+    current,
+  );
+}
+
+/**
+ * Every registration is built from one literal in one field order, so all share one hidden class
+ * with the fields stored in the object. Unknown tagged fields (rare: a newer writer) are carried
+ * over from `source` so they are written back unchanged.
+ */
+function registration(fields: RegistrationFields, source: TaggedFieldsCarrier): PartitionRegistration {
+  const unknown = source.unknownTaggedFields;
+  // The lists are shared between registrations and never mutated, as the image's contract says.
+  if (unknown === undefined || unknown.length === 0) return fields as PartitionRegistration;
+  return { ...fields, unknownTaggedFields: unknown } as PartitionRegistration;
+}
+
+/** A registration's fields with its lists typed read-only, as they are shared. */
+type RegistrationFields = {
+  readonly [K in Exclude<
+    keyof PartitionRegistration,
+    keyof TaggedFieldsCarrier
+  >]-?: PartitionRegistration[K] extends (infer E)[]
+    ? readonly E[]
+    : PartitionRegistration[K] extends (infer E)[] | null
+      ? readonly E[] | null
+      : PartitionRegistration[K];
+};
+
+function sameReplicas(left: readonly number[], right: readonly number[]): boolean {
+  if (left === right) return true;
+  if (left.length !== right.length) return false;
+  for (let index = 0; index < left.length; index += 1) if (left[index] !== right[index]) return false;
+  return true;
+}
+
+/**
+ * The PartitionRecord that recreates `partition`, at the version `options` selects (Kafka's
+ * `PartitionRegistration.toRecord`). Before directory assignment, directories are left out, and
+ * any that is not MIGRATING is a loss; before ELR support the ELRs are left out (Kafka drops them
+ * silently: they are rebuilt from the ISR). Empty ELRs are left out at every version, as Kafka
+ * writes them, so the tagged fields take no bytes.
+ */
+export function partitionRecordOf(
+  partition: PartitionRegistration,
+  options: ImageWriterOptions,
+): ApiMessageAndVersionOf<typeof MetadataRecordType.PARTITION_RECORD> {
+  let directories: readonly Uuid[] = partition.directories;
+  if (!options.isDirectoryAssignmentSupported()) {
+    if (directories.some((directory) => !directory.equals(DIRECTORY_MIGRATING))) {
+      options.handleLoss('the directory assignment state of one or more replicas');
+    }
+    directories = NO_DIRECTORIES;
+  }
+  const elrSupported = options.isElrSupported();
+  const data = {
+    partitionId: partition.partitionId,
+    topicId: partition.topicId,
+    replicas: partition.replicas,
+    isr: partition.isr,
+    removingReplicas: partition.removingReplicas,
+    addingReplicas: partition.addingReplicas,
+    leader: partition.leader,
+    leaderRecoveryState: partition.leaderRecoveryState,
+    leaderEpoch: partition.leaderEpoch,
+    partitionEpoch: partition.partitionEpoch,
     directories,
-    isr: change.isr ?? current.isr,
-    removingReplicas: shared(change.removingReplicas ?? current.removingReplicas),
-    addingReplicas: shared(change.addingReplicas ?? current.addingReplicas),
-    leader: leaderChanged ? change.leader : current.leader,
-    leaderEpoch: leaderChanged ? current.leaderEpoch + 1 : current.leaderEpoch,
-    leaderRecoveryState,
-    partitionEpoch: current.partitionEpoch + 1,
-    eligibleLeaderReplicas: shared(
-      change.eligibleLeaderReplicas ?? current.eligibleLeaderReplicas ?? NO_REPLICAS,
-    ),
-    lastKnownElr: shared(change.lastKnownElr ?? current.lastKnownElr ?? NO_REPLICAS),
-  } as PartitionRegistration;
+    eligibleLeaderReplicas: elrSupported ? nonEmptyOrNull(partition.eligibleLeaderReplicas) : null,
+    lastKnownElr: elrSupported ? nonEmptyOrNull(partition.lastKnownElr) : null,
+  } as PartitionRecordData;
+  if (partition.unknownTaggedFields !== undefined) data.unknownTaggedFields = partition.unknownTaggedFields;
+  return apiMessageAndVersion(MetadataRecordType.PARTITION_RECORD, options.partitionRecordVersion(), data);
+}
+
+function nonEmptyOrNull(replicas: readonly number[] | null): number[] | null {
+  return replicas === null || replicas.length === 0 ? null : (replicas as number[]);
 }
 
 function carriedDirectories(current: PartitionRegistration, replicas: readonly number[]): Uuid[] {
@@ -119,6 +230,10 @@ function checkRecoveryState(state: number): void {
   }
 }
 
+/**
+ * The list an image keeps: the shared empty list, or an exact-size copy. A decoded list grew by
+ * `push` and holds room for 17 elements (152 bytes for three replicas; the copy takes 40).
+ */
 function shared(replicas: readonly number[]): readonly number[] {
-  return replicas.length === 0 ? NO_REPLICAS : replicas;
+  return replicas.length === 0 ? NO_REPLICAS : replicas.slice();
 }

@@ -1,5 +1,4 @@
 import type { Uuid } from '@kraft/protocol';
-import { Map as PersistentMap } from 'immutable';
 import { MetadataReplayError } from '../errors/metadata-replay-error.js';
 import type { ClearElrRecordData } from '../records/clear-elr-record.js';
 import type { PartitionChangeRecordData } from '../records/partition-change-record.js';
@@ -8,7 +7,9 @@ import type { RemoveTopicRecordData } from '../records/remove-topic-record.js';
 import type { TopicRecordData } from '../records/topic-record.js';
 import { mergePartitionChange, partitionChange, registrationOf } from './partition-registration.js';
 import { PersistentMapDelta } from './persistent-map-delta.js';
+import { TopicPartitions, TopicPartitionsDelta } from './topic-partitions.js';
 import { type PartitionRegistration, TopicImage, TopicsImage } from './topics-image.js';
+import { sameUuid, UuidInterner } from './uuid-interner.js';
 
 /**
  * Changes to the topics (Kafka's `TopicsDelta`). Partitions of each touched topic change in their
@@ -19,8 +20,11 @@ export class TopicsDelta {
   readonly image: TopicsImage;
   private readonly topicsById: PersistentMapDelta<string, TopicImage>;
   private readonly topicsByName: PersistentMapDelta<string, TopicImage>;
-  private readonly partitionChanges = new Map<string, PersistentMapDelta<number, PartitionRegistration>>();
+  private readonly partitionChanges = new Map<string, TopicPartitionsDelta>();
   private readonly created = new Set<string>();
+  private readonly directoryIds = new UuidInterner();
+  /** The topic the previous record touched: records come grouped by topic, so most lookups stop here. */
+  private lastTouched: TopicPartitionsDelta | undefined;
 
   constructor(image: TopicsImage) {
     this.image = image;
@@ -29,16 +33,18 @@ export class TopicsDelta {
   }
 
   replayTopic(record: TopicRecordData): void {
-    const topic = new TopicImage(record.name, record.topicId, PersistentMap());
+    const topic = new TopicImage(record.name, record.topicId, TopicPartitions.EMPTY);
     const key = record.topicId.toString();
     this.topicsById.set(key, topic);
     this.topicsByName.set(record.name, topic);
-    this.partitionChanges.set(key, new PersistentMapDelta(topic.partitions));
+    this.partitionChanges.set(key, new TopicPartitionsDelta(record.topicId, topic.partitions));
+    this.lastTouched = undefined;
     this.created.add(key);
   }
 
   replayPartition(record: PartitionRecordData): void {
-    this.partitionsOf(record.topicId).set(record.partitionId, registrationOf(record));
+    const partitions = this.partitionsOf(record.topicId);
+    partitions.set(record.partitionId, registrationOf(record, partitions.topicId, this.directoryIds));
   }
 
   replayPartitionChange(record: PartitionChangeRecordData): void {
@@ -49,7 +55,7 @@ export class TopicsDelta {
         `no partition ${record.partitionId} in topic ${record.topicId} to change`,
       );
     }
-    partitions.set(record.partitionId, mergePartitionChange(current, record));
+    partitions.set(record.partitionId, mergePartitionChange(current, record, this.directoryIds));
   }
 
   /** Removes the topic and returns its name (its configs go with it). */
@@ -59,6 +65,7 @@ export class TopicsDelta {
     if (topic === undefined) throw new MetadataReplayError(`no topic with id ${key} to remove`);
     this.topicsByName.delete(topic.name);
     this.partitionChanges.delete(key);
+    this.lastTouched = undefined;
     this.created.delete(key);
     return topic.name;
   }
@@ -77,9 +84,7 @@ export class TopicsDelta {
 
   getPartition(topicId: Uuid, partitionId: number): PartitionRegistration | undefined {
     const key = topicId.toString();
-    return (this.partitionChanges.get(key)?.current ?? this.topicsById.get(key)?.partitions)?.get(
-      partitionId,
-    );
+    return (this.partitionChanges.get(key) ?? this.topicsById.get(key)?.partitions)?.get(partitionId);
   }
 
   /** Topics created by this delta and still present. */
@@ -111,28 +116,32 @@ export class TopicsDelta {
 
   private clearElrOf(topicId: Uuid): void {
     const partitions = this.partitionsOf(topicId);
-    // Collected first: the loop below changes the transient map it would iterate.
-    for (const [partitionId, partition] of [...partitions.current.entries()]) {
+    // Collected first: the loop below changes the transient list it would iterate.
+    for (const [partitionId, partition] of [...partitions.current().entries()]) {
       if (partition.eligibleLeaderReplicas?.length === 0 && partition.lastKnownElr?.length === 0) continue;
       partitions.set(
         partitionId,
         mergePartitionChange(
           partition,
           partitionChange(topicId, partitionId, { eligibleLeaderReplicas: [], lastKnownElr: [] }),
+          this.directoryIds,
         ),
       );
     }
   }
 
-  private partitionsOf(topicId: Uuid): PersistentMapDelta<number, PartitionRegistration> {
+  private partitionsOf(topicId: Uuid): TopicPartitionsDelta {
+    const last = this.lastTouched;
+    if (last !== undefined && sameUuid(last.topicId, topicId)) return last;
     const key = topicId.toString();
     let partitions = this.partitionChanges.get(key);
     if (partitions === undefined) {
       const topic = this.topicsById.get(key);
       if (topic === undefined) throw new MetadataReplayError(`no topic with id ${key}`);
-      partitions = new PersistentMapDelta(topic.partitions);
+      partitions = new TopicPartitionsDelta(topic.topicId, topic.partitions);
       this.partitionChanges.set(key, partitions);
     }
+    this.lastTouched = partitions;
     return partitions;
   }
 }

@@ -1,9 +1,15 @@
-import { Uuid } from '@kraft/protocol';
+import type { Uuid } from '@kraft/protocol';
 import { Map as PersistentMap } from 'immutable';
 import { MetadataRecordType } from '../records/metadata-record-type.js';
 import type { PartitionRecordData } from '../records/partition-record.js';
 import type { ApiMessageAndVersion } from '../serde/api-message-and-version.js';
+
+export { DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED } from './directory-id.js';
+
 import { latestRecord, sortedKeys } from './image-records.js';
+import type { ImageWriterOptions } from './image-writer-options.js';
+import { partitionRecordOf } from './partition-registration.js';
+import type { TopicPartitions } from './topic-partitions.js';
 
 /**
  * A partition's state as a full PartitionRecord (Kafka's `PartitionRegistration`): replicas and
@@ -17,20 +23,18 @@ export type PartitionRegistration = Readonly<PartitionRecordData>;
 export class TopicImage {
   readonly name: string;
   readonly topicId: Uuid;
-  readonly partitions: PersistentMap<number, PartitionRegistration>;
+  readonly partitions: TopicPartitions;
 
-  constructor(name: string, topicId: Uuid, partitions: PersistentMap<number, PartitionRegistration>) {
+  constructor(name: string, topicId: Uuid, partitions: TopicPartitions) {
     this.name = name;
     this.topicId = topicId;
     this.partitions = partitions;
   }
 
-  *records(): Generator<ApiMessageAndVersion> {
+  *records(options: ImageWriterOptions): Generator<ApiMessageAndVersion> {
     yield latestRecord(MetadataRecordType.TOPIC_RECORD, { name: this.name, topicId: this.topicId });
-    for (const partitionId of sortedKeys(this.partitions.keys())) {
-      const partition = this.partitions.get(partitionId) as PartitionRegistration;
-      yield latestRecord(MetadataRecordType.PARTITION_RECORD, partition);
-    }
+    // In partition id order already.
+    for (const partition of this.partitions.values()) yield partitionRecordOf(partition, options);
   }
 }
 
@@ -68,14 +72,9 @@ export class TopicsImage {
     return this.topicsById.size === 0;
   }
 
-  *records(): Generator<ApiMessageAndVersion> {
+  *records(options: ImageWriterOptions): Generator<ApiMessageAndVersion> {
     for (const name of sortedKeys(this.topicsByName.keys())) {
-      yield* (this.topicsByName.get(name) as TopicImage).records();
+      yield* (this.topicsByName.get(name) as TopicImage).records(options);
     }
   }
 }
-
-/** Kafka's `DirectoryId.MIGRATING`: the replica's directory predates directory assignment. */
-export const DIRECTORY_MIGRATING = Uuid.fromLongs(0n, 2n);
-/** Kafka's `DirectoryId.UNASSIGNED`: a new replica not yet placed in a directory. */
-export const DIRECTORY_UNASSIGNED = Uuid.ZERO;

@@ -8,6 +8,7 @@ import {
 } from '@kraft/raft';
 import { RecordAboveHighWatermarkError } from '../errors/record-above-high-watermark-error.js';
 import type { FaultHandler } from '../fault/fault-handler.js';
+import { ImageWriterOptions } from '../image/image-writer-options.js';
 import { MetadataDelta } from '../image/metadata-delta.js';
 import { MetadataImage } from '../image/metadata-image.js';
 import { MetadataProvenance } from '../image/metadata-provenance.js';
@@ -357,6 +358,7 @@ export class MetadataLoader implements Listener {
 /** A delta from the empty image to `image`: what a newly installed publisher is given. */
 export function deltaFromEmpty(image: MetadataImage): MetadataDelta {
   const delta = new MetadataDelta(MetadataImage.EMPTY);
-  for (const record of image.records()) delta.replay(record);
+  // In memory, nothing needs to fit an older metadata.version: the highest versions lose nothing.
+  for (const record of image.records(ImageWriterOptions.LATEST)) delta.replay(record);
   return delta;
 }

@@ -14,8 +14,12 @@ export const METADATA_FRAME_VERSION = 1;
 /** Kafka reads the frame's three varints into Java shorts: larger values are refused. */
 const MAX_FRAME_FIELD_VALUE = 0x7fff;
 
-/** A typical small record fits; `ByteWriter` grows for larger ones. */
-const INITIAL_WRITE_BUFFER_BYTES = 64;
+/**
+ * A PartitionRecord with three replicas and their directories (113 bytes), the bulk of a
+ * snapshot, fits without the writer growing (a copy); `ByteWriter` grows for larger ones. From
+ * 64 to 128 bytes: 300,000 such writes took 0.77-0.95 s instead of 0.88-1.43 s (loaded machine).
+ */
+const INITIAL_WRITE_BUFFER_BYTES = 128;
 
 /** The frame of a metadata record value, read without decoding the message. */
 export interface MetadataRecordHeader {

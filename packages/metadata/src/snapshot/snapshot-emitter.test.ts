@@ -1,12 +1,13 @@
-import { RaftClientTestContext } from '@kraft/raft/testing';
+import { RaftClientTestContext } from '@kraft/raft/test-kit';
 import { describe, expect, it } from 'vitest';
 import { ManualTime } from '../../test/support/loader-fixtures.js';
-import { latest, uuidOf } from '../../test/support/random-metadata-records.js';
+import { latest, partitionRecord, uuidOf } from '../../test/support/random-metadata-records.js';
 import {
   imageRecordValues,
   snapshotBatches,
   snapshotRecordValues,
 } from '../../test/support/snapshot-reading.js';
+import { UnwritableMetadataError } from '../errors/unwritable-metadata-error.js';
 import { MetadataDelta } from '../image/metadata-delta.js';
 import { MetadataImage } from '../image/metadata-image.js';
 import { MetadataProvenance } from '../image/metadata-provenance.js';
@@ -108,5 +109,20 @@ describe('SnapshotEmitter', () => {
     const emitter = new SnapshotEmitter({ raftClient: context.client });
     await expect(emitter.maybeEmit(image)).rejects.toThrow(/above the high watermark/);
     expect(context.client.latestSnapshotId()).toBeUndefined();
+  });
+
+  it('writes no snapshot of an image its metadata.version cannot represent (Kafka: UnwritableMetadataException)', async () => {
+    const { context, epoch } = await committedLeader(1);
+    const delta = new MetadataDelta(MetadataImage.EMPTY);
+    delta.replay(
+      latest(MetadataRecordType.FEATURE_LEVEL_RECORD, { name: 'metadata.version', featureLevel: 16 }),
+    );
+    delta.replay(latest(MetadataRecordType.TOPIC_RECORD, { name: 'orders', topicId: uuidOf(1) }));
+    delta.replay(partitionRecord(uuidOf(1), 0, { directories: [uuidOf(100), uuidOf(101)] }));
+    const image = delta.apply(new MetadataProvenance(context.client.highWatermark()! - 1, epoch, 0, true));
+    const emitter = new SnapshotEmitter({ raftClient: context.client });
+    await expect(emitter.maybeEmit(image)).rejects.toThrow(UnwritableMetadataError);
+    expect(context.client.latestSnapshotId()).toBeUndefined();
+    expect(emitter.metrics.snapshotsGenerated).toBe(0);
   });
 });

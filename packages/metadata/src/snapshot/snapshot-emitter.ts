@@ -124,16 +124,19 @@ export class SnapshotEmitter {
     for (const record of image.records()) {
       const value = this.serde.write(record);
       const recordBytes = value.length + MAX_RECORD_OVERHEAD_BYTES;
+      let flushed = false;
       if (
         batch.length >= this.batchRecords ||
         (batch.length > 0 && batchBytes + recordBytes > this.batchValueBudgetBytes)
       ) {
         flush();
+        flushed = true;
       }
       batch.push(value);
       batchBytes += recordBytes;
       recordCount += 1;
-      if (recordCount % RECORDS_BETWEEN_CLOCK_CHECKS !== 0) continue;
+      // A flush builds and writes a whole batch: the clock is read after it as well.
+      if (!flushed && recordCount % RECORDS_BETWEEN_CLOCK_CHECKS !== 0) continue;
       const stepMs = this.time.milliseconds() - stepStartMs;
       if (stepMs < this.maxStepMs) continue;
       longestStepMs = Math.max(longestStepMs, stepMs);

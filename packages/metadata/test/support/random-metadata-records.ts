@@ -13,6 +13,7 @@ import {
   MetadataRecordType,
   type MetadataRecordTypeId,
 } from '../../src/records/metadata-record-type.js';
+import type { PartitionRecordData } from '../../src/records/partition-record.js';
 import { type ApiMessageAndVersion, apiMessageAndVersion } from '../../src/serde/api-message-and-version.js';
 
 export function latest<K extends MetadataRecordTypeId>(
@@ -23,6 +24,30 @@ export function latest<K extends MetadataRecordTypeId>(
 }
 
 /** A deterministic uuid from a small number, so shrunk counterexamples stay readable. */
+/** A PartitionRecord at the highest version: replicas [1, 2], all in sync, leader 1, `fields` on top. */
+export function partitionRecord(
+  topicId: Uuid,
+  partitionId: number,
+  fields: Partial<PartitionRecordData> = {},
+): ApiMessageAndVersion {
+  return latest(MetadataRecordType.PARTITION_RECORD, {
+    partitionId,
+    topicId,
+    replicas: [1, 2],
+    isr: [1, 2],
+    removingReplicas: [],
+    addingReplicas: [],
+    leader: 1,
+    leaderRecoveryState: 0,
+    leaderEpoch: 0,
+    partitionEpoch: 0,
+    directories: [uuidOf(100), uuidOf(101)],
+    eligibleLeaderReplicas: null,
+    lastKnownElr: null,
+    ...fields,
+  });
+}
+
 export function uuidOf(seed: number): Uuid {
   return Uuid.fromLongs(BigInt(seed) + 1000n, BigInt(seed) * 7919n + 1n);
 }

@@ -5,7 +5,7 @@
  * `client.handleRequest(request, nowMs)` / `client.handleResponse(response, nowMs)`.
  *
  * Implemented by `@kraft/transport-tcp` (`TcpNetworkChannel`), by the simulator's router and by
- * `MockNetworkChannel` in `@kraft/raft/testing`.
+ * `MockNetworkChannel` in `@kraft/raft`'s test kit.
  *
  * Transport failures come back as synthetic responses with Kafka's codes, as Kafka's
  * KafkaNetworkChannel does: disconnect or unknown destination → BROKER_NOT_AVAILABLE (8),

@@ -85,9 +85,16 @@ export class ByteReader {
    */
   readInt32(): number {
     this.require(4);
-    const value = this.buffer.readInt32BE(this.offset);
-    this.offset += 4;
-    return value;
+    // Assembled from the bytes already bounds-checked, without Buffer's own checks.
+    const buffer = this.buffer;
+    const offset = this.offset;
+    this.offset = offset + 4;
+    return (
+      ((buffer[offset] as number) << 24) |
+      ((buffer[offset + 1] as number) << 16) |
+      ((buffer[offset + 2] as number) << 8) |
+      (buffer[offset + 3] as number)
+    );
   }
 
   /**
@@ -135,13 +142,19 @@ export class ByteReader {
    */
   readUuid(): Uuid {
     this.require(16);
-    const value = Uuid.fromBytes(this.buffer.subarray(this.offset, this.offset + 16));
+    const value = Uuid.copyOf(this.buffer, this.offset);
     this.offset += 16;
     return value;
   }
 
   /** LEB128, at most 5 bytes, value within uint32; longer or overflowing encodings are rejected. */
   readUnsignedVarint(): number {
+    // Most varints (lengths, counts, tags) are one byte.
+    const first = this.offset < this.end ? (this.buffer[this.offset] as number) : 0x80;
+    if (first < 0x80) {
+      this.offset += 1;
+      return first;
+    }
     let value = 0;
     for (let index = 0; index < MAX_UNSIGNED_VARINT_BYTES; index += 1) {
       this.require(1);

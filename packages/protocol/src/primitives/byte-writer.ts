@@ -114,8 +114,18 @@ export class ByteWriter {
   /** Writes Kafka's `int32`, big-endian; a value outside the int32 range is Node's `RangeError`. */
   writeInt32(value: number): this {
     this.ensure(4);
-    this.buffer.writeInt32BE(value, this.offset);
-    this.offset += 4;
+    const buffer = this.buffer;
+    const offset = this.offset;
+    if (value === (value | 0)) {
+      // An int32 already: its bytes directly, without Buffer's own checks.
+      buffer[offset] = value >>> 24;
+      buffer[offset + 1] = value >>> 16;
+      buffer[offset + 2] = value >>> 8;
+      buffer[offset + 3] = value;
+    } else {
+      buffer.writeInt32BE(value, offset); // Node's RangeError or TypeError for anything else
+    }
+    this.offset = offset + 4;
     return this;
   }
 
@@ -157,6 +167,12 @@ export class ByteWriter {
   writeUnsignedVarint(value: number): this {
     // `>>> 0` maps every integer in 0..2^32-1 to itself and anything else elsewhere: one check.
     if (value >>> 0 !== value) throw new IllegalStateError(`unsigned varint out of range: ${value}`);
+    if (value < 0x80) {
+      this.ensure(1);
+      this.buffer[this.offset] = value;
+      this.offset += 1;
+      return this;
+    }
     this.ensure(5);
     let remaining = value;
     while (remaining >= 0x80) {

@@ -3,6 +3,14 @@ import { ProtocolError } from '../errors/protocol-error.js';
 import { Uuid } from './uuid.js';
 
 describe('Uuid', () => {
+  it('copyOf copies the 16 bytes at an offset, so the input can be reused', () => {
+    const input = Buffer.concat([Buffer.from([1, 2, 3]), Uuid.fromString('b8tRS7h4TJ2Vt43Dp85v2A').bytes]);
+    const uuid = Uuid.copyOf(input, 3);
+    input.fill(0);
+    expect(uuid.toString()).toBe('b8tRS7h4TJ2Vt43Dp85v2A');
+    expect(uuid.bytes.length).toBe(16);
+  });
+
   it('uses Kafka base64url text form (kraft-formats.md §5)', () => {
     const uuid = Uuid.fromString('b8tRS7h4TJ2Vt43Dp85v2A');
     expect(uuid.bytes.toString('hex')).toBe('6fcb514bb8784c9d95b78dc3a7ce6fd8');

@@ -30,6 +30,18 @@ export class Uuid {
   }
 
   /**
+   * Copies the 16 bytes at `offset` of `buffer` into the Uuid's own storage: one small buffer
+   * and the Uuid, no intermediate view. The caller checks that the bytes are there.
+   */
+  static copyOf(buffer: Uint8Array, offset: number): Uuid {
+    const bytes = Buffer.allocUnsafe(UUID_SIZE_BYTES);
+    for (let index = 0; index < UUID_SIZE_BYTES; index += 1) {
+      bytes[index] = buffer[offset + index] as number;
+    }
+    return new Uuid(bytes);
+  }
+
+  /**
    * The Uuid of Kafka's `new Uuid(mostSignificantBits, leastSignificantBits)`: each half is taken
    * as a signed 64-bit value (wrapped with `BigInt.asIntN`), written big-endian.
    */

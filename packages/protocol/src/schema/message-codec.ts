@@ -3,9 +3,8 @@ import { UnsupportedVersionError } from '../errors/unsupported-version-error.js'
 import { ByteReader } from '../primitives/byte-reader.js';
 import { ByteWriter } from '../primitives/byte-writer.js';
 import type { FieldMap, StructData, StructDeclaration } from './field-declaration.js';
+import { type StructCodec, StructCodecCache } from './struct-codec.js';
 import { compileMessagePlan, createDefaultStruct, type StructPlan } from './struct-plan.js';
-import { readStruct } from './struct-reader.js';
-import { writeStruct } from './struct-writer.js';
 import { VersionRange } from './version-range.js';
 
 /** Below this size, copying a byte string into the output is cheaper than an extra chunk. */
@@ -23,7 +22,7 @@ export interface MessageDeclaration<F extends FieldMap> {
 
 /**
  * Reads and writes one message at every version it has. Each version is compiled once, on
- * first use, into a flat plan that the generic reader and writer walk; no per-call closures.
+ * first use, into a flat plan and then into a codec specialised for it (ADR 0032).
  *
  * @example
  * ```ts
@@ -39,6 +38,8 @@ export class MessageCodec<T> {
   readonly flexibleVersions: VersionRange;
   readonly declaration: StructDeclaration<FieldMap>;
   private readonly plans: (StructPlan | undefined)[] = [];
+  private readonly codecs: (StructCodec | undefined)[] = [];
+  private readonly structCodecs = new StructCodecCache();
 
   constructor(declaration: MessageDeclaration<FieldMap>) {
     this.name = declaration.name;
@@ -78,6 +79,15 @@ export class MessageCodec<T> {
     return plan;
   }
 
+  /** The specialised codec of `version`, built and cached on first use. */
+  private codecFor(version: number): StructCodec {
+    const cached = this.codecs[version];
+    if (cached !== undefined) return cached;
+    const codec = this.structCodecs.codecFor(this.planFor(version));
+    this.codecs[version] = codec;
+    return codec;
+  }
+
   /** Decodes a whole body; bytes left over after the message are an error. */
   read(buffer: Buffer, version: number): T {
     const reader = new ByteReader(buffer);
@@ -90,9 +100,9 @@ export class MessageCodec<T> {
 
   /** Decodes the message at the reader's position, leaving the reader after it. */
   readFrom(reader: ByteReader, version: number): T {
-    const plan = this.planFor(version);
+    const codec = this.codecFor(version);
     try {
-      return readStruct(reader, plan) as T;
+      return codec.read(reader) as T;
     } catch (error) {
       throw ProtocolError.isProtocolError(error) ? error.withOuterField(this.name) : error;
     }
@@ -130,9 +140,9 @@ export class MessageCodec<T> {
    * string over 32767 bytes, a number out of its type's range, badly ordered unknown tags).
    */
   writeTo(writer: ByteWriter, data: T, version: number): void {
-    const plan = this.planFor(version);
+    const codec = this.codecFor(version);
     try {
-      writeStruct(writer, plan, data as Record<string, unknown>);
+      codec.write(writer, data as Record<string, unknown>);
     } catch (error) {
       throw ProtocolError.isProtocolError(error) ? error.withOuterField(this.name) : error;
     }

@@ -72,9 +72,17 @@ function readValue(reader: ByteReader, plan: FieldPlan): unknown {
   return readPrimitive(reader, plan.typeCode, plan.compact, plan.nullable);
 }
 
-function readTaggedField(reader: ByteReader, plan: FieldPlan, size: number): unknown {
+/** How a tagged field's value is read from its window: the plan walker's, or a specialised one. */
+export type TaggedValueReader = (window: ByteReader, plan: FieldPlan) => unknown;
+
+function readTaggedField(
+  reader: ByteReader,
+  plan: FieldPlan,
+  size: number,
+  readTaggedValue: TaggedValueReader,
+): unknown {
   const window = new ByteReader(reader.buffer, reader.offset, reader.offset + size);
-  const value = readValue(window, plan);
+  const value = readTaggedValue(window, plan);
   if (window.remaining() !== 0) {
     throw new ProtocolError(`tagged field has ${window.remaining()} unread bytes of ${size}`);
   }
@@ -86,7 +94,12 @@ function readTaggedField(reader: ByteReader, plan: FieldPlan, size: number): unk
  * Reads the tagged section: known tags decode into their fields, unknown ones are kept raw.
  * Tags must be strictly ascending (Kafka always writes them so) which also rules out duplicates.
  */
-function readTaggedFields(reader: ByteReader, plan: StructPlan, data: Record<string, unknown>): void {
+export function readTaggedFields(
+  reader: ByteReader,
+  plan: StructPlan,
+  data: Record<string, unknown>,
+  readTaggedValue: TaggedValueReader = readValue,
+): void {
   const count = reader.readUnsignedVarint();
   let previousTag = -1;
   let unknown: RawTaggedField[] | undefined;
@@ -112,7 +125,7 @@ function readTaggedFields(reader: ByteReader, plan: StructPlan, data: Record<str
       continue;
     }
     try {
-      data[fieldPlan.name] = readTaggedField(reader, fieldPlan, size);
+      data[fieldPlan.name] = readTaggedField(reader, fieldPlan, size, readTaggedValue);
     } catch (error) {
       throw ProtocolError.isProtocolError(error) ? error.withOuterField(fieldPlan.name) : error;
     }

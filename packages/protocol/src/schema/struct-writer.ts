@@ -18,7 +18,7 @@ const NO_TAGGED_FIELDS: readonly RawTaggedField[] = Object.freeze([]);
  * Node's own errors for values a field cannot hold (an int16 of 70000, a number where a bigint
  * belongs) become `ProtocolError`s naming the field; our typed errors gain the field path.
  */
-function asWriteError(error: unknown, segment: string): unknown {
+export function asWriteError(error: unknown, segment: string): unknown {
   if (ProtocolError.isProtocolError(error)) return error.withOuterField(segment);
   if (error instanceof RangeError || error instanceof TypeError) {
     return new ProtocolError(`cannot encode value: ${error.message}`, segment, { cause: error });
@@ -26,7 +26,7 @@ function asWriteError(error: unknown, segment: string): unknown {
   return error;
 }
 
-function failNull(plan: FieldPlan, what: string): never {
+export function failNull(plan: FieldPlan, what: string): never {
   throw new UnsupportedVersionError(
     `${plan.structName}.${plan.name}: null ${what} is not allowed at version of this message`,
   );
@@ -110,7 +110,7 @@ function writeValue(writer: ByteWriter, plan: FieldPlan, value: unknown): void {
   } else writePrimitive(writer, plan, plan.typeCode, value, plan.nullable);
 }
 
-function checkAbsentField(plan: StructPlan, fieldPlan: FieldPlan, value: unknown): void {
+export function checkAbsentField(plan: StructPlan, fieldPlan: FieldPlan, value: unknown): void {
   if (fieldPlan.ignorable || value === undefined || isDefaultValue(fieldPlan.declaration, value)) return;
   throw new UnsupportedVersionError(
     `${plan.name}.${fieldPlan.name} has a non-default value but version ${plan.version} cannot carry it`,
@@ -139,8 +139,16 @@ function writeRawTaggedField(writer: ByteWriter, field: RawTaggedField): void {
   writer.writeUnsignedVarint(field.tag).writeUnsignedVarint(field.data.length).writeRaw(field.data);
 }
 
+/** How a tagged field's value is written: the plan walker's, or a specialised one. */
+export type TaggedValueWriter = (writer: ByteWriter, plan: FieldPlan, value: unknown) => void;
+
 /** Writes the tagged section: non-default known fields and kept unknown ones, merged by tag. */
-function writeTaggedFields(writer: ByteWriter, plan: StructPlan, data: Record<string, unknown>): void {
+export function writeTaggedFields(
+  writer: ByteWriter,
+  plan: StructPlan,
+  data: Record<string, unknown>,
+  writeTaggedValue: TaggedValueWriter = writeValue,
+): void {
   const unknown = (data as TaggedFieldsCarrier).unknownTaggedFields ?? NO_TAGGED_FIELDS;
   if (unknown.length > 0) checkUnknownTags(plan, unknown);
   const tagged = plan.taggedFields;
@@ -163,7 +171,7 @@ function writeTaggedFields(writer: ByteWriter, plan: StructPlan, data: Record<st
     writer.writeUnsignedVarint(fieldPlan.tag);
     const start = writer.reserveSizePrefix();
     try {
-      writeValue(writer, fieldPlan, value);
+      writeTaggedValue(writer, fieldPlan, value);
     } catch (error) {
       throw asWriteError(error, fieldPlan.name);
     }

@@ -5,10 +5,10 @@
 // "" (not null) and every integer to 0.
 import { ApiKeys, Errors, Uuid } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
+import { RaftClientTestContext } from '../../test/kit/raft-client-test-context.js';
 import { KafkaWireBytes } from '../../test/support/kafka-wire-bytes.js';
 import { RaftApiKey } from '../rpc/raft-api-key.js';
 import { METADATA_TOPIC_NAME } from '../rpc/raft-messages.js';
-import { RaftClientTestContext } from '../testing/raft-client-test-context.js';
 
 const VERSIONS = [0, 1, 2];
 

@@ -7,9 +7,9 @@
 // when it differs from its defaults (-1, -1, "", 0).
 import { ApiKeys, Errors, Uuid } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
+import { RaftClientTestContext } from '../../test/kit/raft-client-test-context.js';
 import { KafkaWireBytes } from '../../test/support/kafka-wire-bytes.js';
 import { RaftApiKey } from '../rpc/raft-api-key.js';
-import { RaftClientTestContext } from '../testing/raft-client-test-context.js';
 
 const VOTER_DIRECTORY_ID = Uuid.fromString('b8tRS7h4TJ2Vt43Dp85v2A');
 const CONTROLLER = { name: 'CONTROLLER', host: 'localhost', port: 9093 };

@@ -1,12 +1,12 @@
 import { IllegalStateError } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
+import { recordsOf } from '../../test/kit/raft-client-test-context.js';
 import { BatchAccumulatorFullError } from '../errors/batch-accumulator-full-error.js';
 import { NotLeaderError } from '../errors/not-leader-error.js';
 import { RecordBatchTooLargeError } from '../errors/record-batch-too-large-error.js';
 import { SeededRandom } from '../ports/random.js';
 import { ReplicaKey } from '../replica-key.js';
 import { RequestManager } from '../request-manager.js';
-import { recordsOf } from '../testing/raft-client-test-context.js';
 import {
   BatchAccumulator,
   MAX_NUMBER_OF_BATCHES,

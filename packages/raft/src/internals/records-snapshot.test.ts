@@ -1,7 +1,7 @@
 import { IllegalStateError } from '@kraft/protocol';
 import { ControlRecordType } from '@kraft/records';
 import { describe, expect, it } from 'vitest';
-import { MockLog } from '../testing/mock-log.js';
+import { MockLog } from '../../test/kit/mock-log.js';
 import { RecordsSnapshotReader } from './records-snapshot-reader.js';
 import { RecordsSnapshotWriter } from './records-snapshot-writer.js';
 

@@ -2,14 +2,14 @@
 // timers: the loop's sleeps and the clock move only when the test says, so "polled without
 // waiting for the deadline" is checked without any timed assertion.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MockLog } from '../../test/kit/mock-log.js';
+import { MockNetworkChannel } from '../../test/kit/mock-network-channel.js';
+import { MockQuorumStateStore } from '../../test/kit/mock-quorum-state-store.js';
+import { MockableRandom } from '../../test/kit/raft-client-test-context.js';
 import { LeadershipTransferError } from '../errors/leadership-transfer-error.js';
 import { NotLeaderError } from '../errors/not-leader-error.js';
 import { KafkaRaftClient } from '../kafka-raft-client.js';
 import type { Time } from '../ports/time.js';
-import { MockLog } from '../testing/mock-log.js';
-import { MockNetworkChannel } from '../testing/mock-network-channel.js';
-import { MockQuorumStateStore } from '../testing/mock-quorum-state-store.js';
-import { MockableRandom } from '../testing/raft-client-test-context.js';
 import { VoterSet } from '../voter-set.js';
 import { RaftDriver } from './raft-driver.js';
 

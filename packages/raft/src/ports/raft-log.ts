@@ -1,6 +1,6 @@
 /**
  * The RaftLog port: the replicated log as the raft core sees it. Implemented by `@kraft/log`
- * (`RaftLog` over segments on a FileSystem) and by `MockLog` in `@kraft/raft/testing`. The raft
+ * (`RaftLog` over segments on a FileSystem) and by `MockLog` in the package's test kit (`test/kit`). The raft
  * core may not import `@kraft/log` (only `src/io/` may), so this file is the contract: the log's
  * class must satisfy it structurally.
  *

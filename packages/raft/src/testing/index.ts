@@ -1,13 +1,15 @@
-export { carryOutReadyAtOnce, type ReadyClient } from './carry-out-ready.js';
-export { MockLog } from './mock-log.js';
-export { MockNetworkChannel, type SentResponse } from './mock-network-channel.js';
-export { MockQuorumStateStore } from './mock-quorum-state-store.js';
-export { MockTime } from './mock-time.js';
+/**
+ * `@kraft/raft/testing`: the deterministic simulated cluster, for testing a state machine on raft
+ * under partitions, crashes and a lossy network. See `SimulatedCluster`.
+ */
+export type { LinkConditions } from './network-filters.js';
 export {
-  MockableRandom,
-  MockListener,
-  RaftClientTestContext,
-  RaftClientTestContextBuilder,
-  recordsOf,
-  TestAssertionError,
-} from './raft-client-test-context.js';
+  type Proposal,
+  SimulatedCluster,
+  type SimulatedClusterOptions,
+  type SimulatedLogOptions,
+  type SimulatedNodeContext,
+  type SimulatedSnapshot,
+  SimulationViolationError,
+} from './simulated-cluster.js';
+export type { TraceRecorder } from './trace-recorder.js';

@@ -1,14 +1,17 @@
-import { Cluster } from './cluster.js';
-import { ALL_INVARIANTS } from './invariants.js';
+import { Cluster, type ClusterOptions } from '../../src/testing/cluster.js';
+import { ALL_INVARIANTS } from '../../src/testing/invariants.js';
+import type { SimulationRaftConfig } from '../../src/testing/node-factory.js';
+import { SimulationRandom } from '../../src/testing/simulation-random.js';
 import {
   parseSabotage,
   plantCoreSabotage,
   type Sabotage,
-  type SimulationRaftConfig,
-} from './node-factory.js';
+  sabotagedClient,
+  sabotagedLog,
+} from './sabotage.js';
 import { scenarioForSeed, scenarioNamed } from './scenarios.js';
 import type { SeedOptions, SeedResult } from './seed-result.js';
-import { SimulationRandom } from './simulation-random.js';
+import { Trace } from './trace.js';
 
 /**
  * Environment overrides for exploration: `KRAFT_SIM_CODEC=0` skips the protocol round trip,
@@ -52,8 +55,16 @@ function raftConfigFor(random: SimulationRandom): SimulationRaftConfig {
   return { quorum, log, listenerReadBufferBytes };
 }
 
-function sabotageOption(sabotage: Sabotage | undefined): { sabotage?: Sabotage } {
-  return sabotage === undefined ? {} : { sabotage };
+/** The cluster's hooks that plant `sabotage` in every node's log and client (none without one). */
+function sabotageHooks(
+  sabotage: Sabotage | undefined,
+  config: SimulationRaftConfig,
+): Pick<ClusterOptions, 'wrapLog' | 'wrapClient'> {
+  if (sabotage === undefined) return {};
+  return {
+    wrapLog: (log) => sabotagedLog(log, sabotage, config.listenerReadBufferBytes),
+    wrapClient: (client, log) => sabotagedClient(client, log, sabotage),
+  };
 }
 
 /** Runs one seed from scratch; everything it does follows from `seed`. */
@@ -65,19 +76,21 @@ export async function runSeed(seed: number, options: SeedOptions = {}): Promise<
   const scenario = options.scenario === undefined ? chosen : scenarioNamed(options.scenario);
   const { voters, observers } = scenario.size(random);
   const sabotage = parseSabotage(options.sabotage ?? SABOTAGE_FROM_ENVIRONMENT);
+  const raftConfig = raftConfigFor(random);
+  const trace = new Trace(options.traceLines ?? 4000);
   const cluster = new Cluster({
     voters,
     observers,
     random,
-    raftConfig: raftConfigFor(random),
+    raftConfig,
     roundTripMessages: options.roundTripMessages ?? CODEC_FROM_ENVIRONMENT,
-    ...sabotageOption(sabotage),
+    ...sabotageHooks(sabotage, raftConfig),
     snapshotEveryRecords: random.pick([5, 20, 100]),
     // A fast disk on most seeds; a slower fdatasync on the others, so appends, polls and crashes
     // land while a flush is in flight in every scenario, not only under the slow-flush fault.
     flushDelayMaxMs: random.pick([2, 2, 5, 20]),
     maxEvents: MAX_EVENTS_PER_SEED,
-    ...(options.traceLines === undefined ? {} : { keepTraceLines: options.traceLines }),
+    trace,
   });
   const disabled = Object.fromEntries((options.disabledInvariants ?? []).map((name) => [name, false]));
   cluster.checker.selection = { ...ALL_INVARIANTS, ...scenario.invariants, ...disabled };
@@ -114,8 +127,8 @@ export async function runSeed(seed: number, options: SeedOptions = {}): Promise<
     indeterminate: cluster.indeterminateValues(),
     violations: [...cluster.violations],
     crashes: cluster.crashes,
-    traceHash: cluster.trace.finish(),
-    traceTail: failed || options.keepTrace === true ? cluster.trace.tail() : [],
+    traceHash: trace.finish(),
+    traceTail: failed || options.keepTrace === true ? trace.tail() : [],
     wallMs: performance.now() - startedMs,
   };
 }

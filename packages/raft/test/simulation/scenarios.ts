@@ -1,8 +1,8 @@
 import type { CrashMode } from '@kraft/records';
-import type { Cluster } from './cluster.js';
-import type { InvariantSelection } from './invariants.js';
-import { HEALTHY_LINKS } from './network-filters.js';
-import type { SimulationRandom } from './simulation-random.js';
+import type { Cluster } from '../../src/testing/cluster.js';
+import type { InvariantSelection } from '../../src/testing/invariants.js';
+import { HEALTHY_LINKS } from '../../src/testing/network-filters.js';
+import type { SimulationRandom } from '../../src/testing/simulation-random.js';
 
 /** One simulated test: a cluster shape and a script of faults (Kafka's RaftEventSimulationTest). */
 export interface Scenario {

@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { InboundRequest, InboundResponse } from '../../src/ports/network-channel.js';
-import { describeEvent, EventScheduler } from './event-scheduler.js';
+import { describeEvent, EventScheduler } from '../../src/testing/event-scheduler.js';
 import {
   BROKER_NOT_AVAILABLE,
   MessageRouter,
   REQUEST_TIMED_OUT,
   type RouterEndpoint,
-} from './message-router.js';
+} from '../../src/testing/message-router.js';
+import { SimulationRandom } from '../../src/testing/simulation-random.js';
 import { parseCliArguments } from './simulation-cli.js';
-import { SimulationRandom } from './simulation-random.js';
 import { Trace } from './trace.js';
 
 describe('EventScheduler', () => {

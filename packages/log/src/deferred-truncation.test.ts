@@ -1,0 +1,133 @@
+import { MemoryFileSystem, MemoryRecords } from '@kraft/records';
+import { describe, expect, it } from 'vitest';
+import { captureFiles, dataBatch, readAll, TEST_NOW_MS, testConfig } from '../test/support/log-fixtures.js';
+import { RaftLog } from './raft-log.js';
+
+const DIR = '/data/metadata';
+
+function open(fileSystem: MemoryFileSystem): RaftLog {
+  return RaftLog.open({ dir: DIR, fileSystem, config: testConfig(), time: () => TEST_NOW_MS });
+}
+
+/** 20 flushed two-record batches: ten in epoch 1 (offsets 0-19), ten in epoch 2 (20-39). */
+async function flushedLog(): Promise<{ fileSystem: MemoryFileSystem; log: RaftLog }> {
+  const fileSystem = new MemoryFileSystem();
+  fileSystem.mkdir(DIR);
+  const log = open(fileSystem);
+  for (let index = 0; index < 20; index += 1)
+    log.appendAsLeader(dataBatch({ count: 2, valueBytes: 40 }), index < 10 ? 1 : 2);
+  await log.flush();
+  await log.recoveryPointSettled();
+  return { fileSystem, log };
+}
+
+function appendEpoch3(log: RaftLog, from: number, to: number): void {
+  for (let offset = from; offset < to; offset += 2)
+    log.appendAsFollower(dataBatch({ baseOffset: offset, epoch: 3, count: 2 }), 3);
+}
+
+describe('a truncation deferred to the next flush (ADR 0029)', () => {
+  it('shows the cut at once but changes no file and syncs nothing until the flush', async () => {
+    const { fileSystem, log } = await flushedLog();
+    const before = dataFiles(fileSystem);
+    const syncs = fileSystem.syncCount;
+    log.truncateTo(24);
+    appendEpoch3(log, 24, 30);
+    expect(fileSystem.syncCount).toBe(syncs);
+    expect(dataFiles(fileSystem)).toEqual(before);
+    expect([log.endOffset(), log.lastFlushedOffset(), log.lastFetchedEpoch()]).toEqual([30, 24, 3]);
+    const batches = readAll(log, 'uncommitted');
+    expect(batches.map((batch) => [batch.baseOffset, batch.epoch]).slice(11)).toEqual([
+      [22, 2],
+      [24, 3],
+      [26, 3],
+      [28, 3],
+    ]);
+    expect(await log.flush()).toBe(30);
+    expect(dataFiles(fileSystem)).not.toEqual(before);
+    log.close();
+    expect(readAll(open(fileSystem), 'uncommitted').at(-1)).toMatchObject({ baseOffset: 28, epoch: 3 });
+  });
+
+  it('truncates inside the held appends, keeping the whole batches below the cut', async () => {
+    const { fileSystem, log } = await flushedLog();
+    log.truncateTo(24);
+    log.appendAsFollower(
+      // One append of three batches: 24-25, 26-27, 28-29.
+      concat([24, 26, 28].map((offset) => dataBatch({ baseOffset: offset, epoch: 3, count: 2 }))),
+      3,
+    );
+    log.truncateTo(28);
+    expect(log.endOffset()).toBe(28);
+    appendEpoch3(log, 28, 32);
+    expect(
+      readAll(log, 'uncommitted')
+        .map((batch) => batch.baseOffset)
+        .slice(12),
+    ).toEqual([24, 26, 28, 30]);
+    expect(await log.flush()).toBe(32);
+    log.close();
+    expect(
+      readAll(open(fileSystem), 'uncommitted')
+        .map((batch) => batch.baseOffset)
+        .slice(12),
+    ).toEqual([24, 26, 28, 30]);
+  });
+
+  it('truncates again below the first cut before the flush, and the flush cuts at the lower one', async () => {
+    const { fileSystem, log } = await flushedLog();
+    log.truncateTo(30);
+    appendEpoch3(log, 30, 34);
+    log.updateHighWatermark(10);
+    log.truncateTo(16);
+    expect([log.endOffset(), log.lastFlushedOffset(), log.lastFetchedEpoch()]).toEqual([16, 16, 1]);
+    appendEpoch3(log, 16, 20);
+    expect(await log.flush()).toBe(20);
+    log.close();
+    const reopened = open(fileSystem);
+    expect(reopened.endOffset()).toBe(20);
+    expect(readAll(reopened, 'uncommitted').slice(-2)).toMatchObject([{ epoch: 3 }, { epoch: 3 }]);
+  });
+
+  it('serves committed reads of held appends only up to the high watermark', async () => {
+    const { log } = await flushedLog();
+    log.truncateTo(24);
+    appendEpoch3(log, 24, 30);
+    log.updateHighWatermark(28);
+    expect(readAll(log, 'committed').at(-1)?.baseOffset).toBe(26);
+    const read = log.read(24, 'committed');
+    expect(read.startOffsetMetadata.offset).toBe(24);
+  });
+
+  it('keeps a held append intact when the caller reuses its buffer', async () => {
+    const { fileSystem, log } = await flushedLog();
+    log.truncateTo(24);
+    const records = dataBatch({ baseOffset: 24, epoch: 3, count: 2 });
+    log.appendAsFollower(records, 3);
+    records.buffer().fill(0);
+    expect(await log.flush()).toBe(26);
+    log.close();
+    expect(readAll(open(fileSystem), 'uncommitted').at(-1)).toMatchObject({ baseOffset: 24, epoch: 3 });
+  });
+
+  it('makes the cut durable on close without a flush', async () => {
+    const { fileSystem, log } = await flushedLog();
+    log.truncateTo(24);
+    appendEpoch3(log, 24, 26);
+    log.close();
+    fileSystem.crash();
+    const reopened = open(fileSystem);
+    expect([reopened.endOffset(), reopened.lastFetchedEpoch()]).toEqual([26, 3]);
+  });
+});
+
+/** The log files and checkpoints (indexes are rebuilt by recovery, so their bytes may change early). */
+function dataFiles(fileSystem: MemoryFileSystem): Map<string, Buffer> {
+  const files = captureFiles(fileSystem, DIR);
+  for (const path of files.keys()) if (/\.(time)?index$/.test(path)) files.delete(path);
+  return files;
+}
+
+function concat(parts: readonly MemoryRecords[]): MemoryRecords {
+  return MemoryRecords.readableRecords(Buffer.concat(parts.map((part) => part.buffer())));
+}

@@ -1,0 +1,98 @@
+import { LogConfig } from '@kraft/log';
+import type { FileSystem } from '@kraft/records';
+import { openKafkaRaftLog } from '../io/kafka-raft-log.js';
+import { KafkaRaftClient } from '../kafka-raft-client.js';
+import type { InboundRequest, InboundResponse, NetworkChannel } from '../ports/network-channel.js';
+import type { QuorumStateStore } from '../ports/quorum-state-store.js';
+import type { OffsetAndEpoch, RaftLog } from '../ports/raft-log.js';
+import type { Random } from '../ports/random.js';
+import type { QuorumConfig } from '../quorum-config.js';
+import type { QuorumState } from '../quorum-state.js';
+import type { LeaderAndEpoch, Listener, SnapshotWriter } from '../raft-client.js';
+import type { RaftReady } from '../raft-outbox.js';
+import { VoterSet } from '../voter-set.js';
+
+/** The log settings a seed picks. */
+export interface SimulationLogConfig {
+  readonly segmentBytes: number;
+  readonly retentionMaxBytes: number;
+  readonly preallocateSegments: boolean;
+}
+
+/** Raft timeouts plus the log settings a seed picks. */
+export interface SimulationRaftConfig {
+  readonly quorum: QuorumConfig;
+  readonly log: SimulationLogConfig;
+  /** The listener readers' refill buffer: Kafka's 8 MiB, or small so committed reads span refills. */
+  readonly listenerReadBufferBytes: number;
+}
+
+/** What the harness calls on a node's client. */
+export interface SimulatedClient {
+  poll(nowMs: number): number;
+  handleRequest(request: InboundRequest, nowMs: number): void;
+  handleResponse(response: InboundResponse, nowMs: number): void;
+  onLogFlushed(offset: number, nowMs: number): void;
+  ready(): RaftReady;
+  onElectionStatePersisted(id: number, nowMs: number): void;
+  register(listener: Listener): void;
+  scheduleAppend(epoch: number, records: readonly Buffer[]): number;
+  createSnapshot(snapshotId: OffsetAndEpoch, lastContainedLogTimestamp: number): SnapshotWriter | undefined;
+  leaderAndEpoch(): LeaderAndEpoch;
+  highWatermark(): number | undefined;
+  isLeader(): boolean;
+  /** The core's quorum state, read by the harness to tell a settled cluster (never changed). */
+  quorumState(): QuorumState;
+  shutdown(timeoutMs: number, nowMs: number): void;
+  isShutdownComplete(): boolean;
+}
+
+/** Opens the real segmented log over the node's disk (recovering after a crash). */
+export function openSimulatedLog(
+  fileSystem: FileSystem,
+  directory: string,
+  config: SimulationRaftConfig,
+  time: () => number,
+): RaftLog {
+  return openKafkaRaftLog({
+    dir: directory,
+    fileSystem,
+    time,
+    config: new LogConfig({
+      internalSegmentBytes: config.log.segmentBytes,
+      retentionMaxBytes: config.log.retentionMaxBytes,
+      // Index files are preallocated in memory: keep them small.
+      segmentIndexBytes: 4_096,
+      indexIntervalBytes: 256,
+      preallocate: config.log.preallocateSegments,
+    }),
+  });
+}
+
+export interface SimulatedClientOptions {
+  readonly nodeId: number;
+  readonly voterIds: readonly number[];
+  readonly log: RaftLog;
+  readonly store: QuorumStateStore;
+  readonly channel: NetworkChannel;
+  readonly random: Random;
+  readonly config: SimulationRaftConfig;
+  readonly nowMs: number;
+}
+
+/** A real KafkaRaftClient with static voters `voterIds`, initialized from its store and log. */
+export function createSimulatedClient(options: SimulatedClientOptions): SimulatedClient {
+  const client = new KafkaRaftClient({
+    nodeId: options.nodeId,
+    voters: VoterSet.fromIds(options.voterIds),
+    log: options.log,
+    network: options.channel,
+    quorumStateStore: options.store,
+    random: options.random,
+    config: options.config.quorum,
+    listenerReadBufferBytes: options.config.listenerReadBufferBytes,
+  });
+  client.initialize(options.nowMs);
+  const quorum = client.quorumState();
+  return Object.assign(client, { isLeader: () => quorum.isLeader() });
+}
