@@ -109,6 +109,21 @@ for (const packageDirectory of readdirSync(join(root, 'packages'))) {
   }
 }
 
+// @kraft/raft/internal is the core's building blocks for the package's own tests and simulator: no
+// other package, app, example or tool may import it, in production code or in tests.
+const internalEntryPattern = /(?:from|import)\s*\(?\s*['"]@kraft\/raft\/internal['"]/;
+const raftPackageDirectory = join(root, 'packages', 'raft');
+for (const area of ['packages', 'apps', 'examples', 'tooling']) {
+  for (const file of sourceFiles(join(root, area))) {
+    if (file.startsWith(`${raftPackageDirectory}/`)) continue;
+    if (internalEntryPattern.test(readFileSync(file, 'utf8'))) {
+      problems.push(
+        `${relative(root, file)}: imports @kraft/raft/internal, which only packages/raft may use`,
+      );
+    }
+  }
+}
+
 if (problems.length > 0) {
   process.stderr.write(`layer check failed:\n${problems.map((line) => `  ${line}`).join('\n')}\n`);
   process.exit(1);

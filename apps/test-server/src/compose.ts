@@ -51,8 +51,8 @@ const QUORUM_STATE_FILE_NAME = 'quorum-state';
 const MAX_OUTSTANDING_WORKLOAD_BYTES = 4 * 1024 * 1024;
 /** A drawn seed leaves room for the epochs added to it (each epoch a node leads draws from seed + epoch). */
 const MAX_EPOCH_OFFSET = 1_000_000;
-/** The raft driver's queue bound matches the channel's, so the channel is the one that refuses. */
-const MAX_QUEUED_DRIVER_MESSAGES = 65_536;
+/** The client's inbound queue bound (the one queue once the driver is attached) matches the channel's. */
+const MAX_QUEUED_INBOUND_MESSAGES = 65_536;
 
 export interface ServerOptions {
   readonly config: ServerConfig;
@@ -133,7 +133,6 @@ async function startLockedServer(
     quorumStateStore,
     time,
     logger,
-    maxQueuedMessages: MAX_QUEUED_DRIVER_MESSAGES,
   });
   const { workload, reporter } = attachWorkload(options, client, driver);
   client.initialize(time.milliseconds());
@@ -188,6 +187,7 @@ function createClient(parts: ClientParts): KafkaRaftClient {
     // The client's default RPC versions are the newest (Fetch v18, KIP-1166: the follower's high
     // watermark lets the leader answer at once instead of parking the fetch until the next batch).
     topic: { name: PERFORMANCE_TEST_TOPIC_NAME, topicId: PERFORMANCE_TEST_TOPIC_ID },
+    maxQueuedMessages: MAX_QUEUED_INBOUND_MESSAGES,
     logger: parts.logger,
   });
 }

@@ -20,7 +20,7 @@ import { VoterSet } from './voter-set.js';
 const OWNER = 'KafkaRaftClient';
 
 /** Every method of the `RaftLog` port. */
-export const RAFT_LOG_METHODS = [
+const RAFT_LOG_METHODS = [
   'appendAsLeader',
   'appendAsFollower',
   'read',
@@ -85,6 +85,9 @@ export function checkKafkaRaftClientOptions(options: unknown): void {
   if (given['listenerName'] !== undefined) checkNonEmptyString(name('listenerName'), given['listenerName']);
   if (given['localEndpoints'] !== undefined) {
     checkInstance(name('localEndpoints'), given['localEndpoints'], Endpoints);
+  }
+  if (given['maxQueuedMessages'] !== undefined) {
+    checkInteger(name('maxQueuedMessages'), given['maxQueuedMessages'], { minimum: 1 });
   }
   if (given['listenerReadBufferBytes'] !== undefined) {
     checkInteger(name('listenerReadBufferBytes'), given['listenerReadBufferBytes'], { minimum: 1 });

@@ -1,4 +1,3 @@
-export { ElectionState } from './election-state.js';
 export { Endpoints } from './endpoints.js';
 export { BatchAccumulatorFullError } from './errors/batch-accumulator-full-error.js';
 // RaftNode (src/node): the one object an application embeds.
@@ -19,27 +18,15 @@ export { RaftLogStateError } from './errors/raft-log-state-error.js';
 export { RaftNodeClosedError } from './errors/raft-node-closed-error.js';
 export { RaftTimeoutError, type TimedRaftOperation } from './errors/raft-timeout-error.js';
 export { RecordBatchTooLargeError } from './errors/record-batch-too-large-error.js';
-export {
-  BatchAccumulator,
-  type CompletedBatch,
-  MAX_BATCH_SIZE_BYTES,
-  MAX_BUFFERED_BYTES,
-  MAX_NUMBER_OF_BATCHES,
-  TARGET_BATCH_SIZE_BYTES,
-} from './internals/batch-accumulator.js';
-export { EpochElection } from './internals/epoch-election.js';
-export { Timer } from './internals/timer.js';
+export { MAX_BATCH_SIZE_BYTES } from './internals/batch-accumulator.js';
 // The IO edge (src/io: the only async code; written with the simulator).
 export { CorruptQuorumStateError } from './io/corrupt-quorum-state-error.js';
 export {
   FileQuorumStateStore,
   type FileQuorumStateStoreOptions,
-  parseQuorumState,
-  serializeQuorumState,
 } from './io/file-quorum-state-store.js';
 export { type KafkaRaftLogOptions, openKafkaRaftLog } from './io/kafka-raft-log.js';
 export {
-  type CommitLatency,
   DEFAULT_LEADERSHIP_TRANSFER_TIMEOUT_MS,
   DEFAULT_READ_INDEX_TIMEOUT_MS,
   type DrivenNetworkChannel,
@@ -55,14 +42,13 @@ export {
 export { createSystemRandom } from './io/system-random.js';
 export { SystemTime } from './io/system-time.js';
 export {
+  DEFAULT_MAX_QUEUED_MESSAGES,
   DEFAULT_RPC_VERSIONS,
   KafkaRaftClient,
   type KafkaRaftClientOptions,
-  MAX_INBOUND_QUEUE_SIZE,
   RaftApiKey,
   type RaftClientObservableState,
   type RpcVersions,
-  strictExponentialElectionBackoffMs,
 } from './kafka-raft-client.js';
 export {
   ensureLogDirectoryFormatted,
@@ -113,7 +99,6 @@ export {
 export { type Random, SeededRandom } from './ports/random.js';
 export type { Time } from './ports/time.js';
 export { DEFAULT_QUORUM_CONFIG, type QuorumConfig, resolveQuorumConfig } from './quorum-config.js';
-export { QuorumState, type QuorumStateOptions } from './quorum-state.js';
 export {
   type BatchReader,
   type LeaderAndEpoch,
@@ -123,15 +108,13 @@ export {
   type SnapshotWriter,
   UNKNOWN_LEADER_AND_EPOCH,
 } from './raft-client.js';
-export {
-  type ElectionStateWrite,
-  MAX_HELD_MESSAGES,
-  type OperationCompletion,
-  type OutboundMessage,
-  type RaftReady,
+export type {
+  ElectionStateWrite,
+  OperationCompletion,
+  OutboundMessage,
+  RaftReady,
 } from './raft-outbox.js';
 export { ReplicaKey } from './replica-key.js';
-export { RequestManager } from './request-manager.js';
 export {
   METADATA_PARTITION_INDEX,
   METADATA_TOPIC,
@@ -139,13 +122,6 @@ export {
   METADATA_TOPIC_NAME,
   type ReplicatedTopic,
 } from './rpc/raft-messages.js';
-export { CandidateState } from './states/candidate-state.js';
-export type { EpochState, StateName } from './states/epoch-state.js';
-export { FollowerState } from './states/follower-state.js';
-export { LeaderState, type ReplicaState } from './states/leader-state.js';
-export { ProspectiveState } from './states/prospective-state.js';
-export { ResignedState } from './states/resigned-state.js';
-export { UnattachedState } from './states/unattached-state.js';
 export {
   DEFAULT_CONTROLLER_LISTENER_NAME,
   type SupportedVersionRange,

@@ -41,5 +41,11 @@ export interface KafkaRaftClientOptions {
    * spans several refills, the shape KAFKA-20841 needed.
    */
   readonly listenerReadBufferBytes?: number;
+  /**
+   * Most inbound messages waiting for the next `poll`; `handleRequest`/`handleResponse` refuse
+   * (return false) beyond it, and the transport answers or drops as on a saturated socket. The
+   * one bound of the inbound path (ADR 0031). Default 4096.
+   */
+  readonly maxQueuedMessages?: number;
   readonly logger?: Logger;
 }

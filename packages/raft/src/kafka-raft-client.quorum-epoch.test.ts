@@ -1,7 +1,8 @@
 import { Errors } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
 import { RaftClientTestContext } from '../test/kit/raft-client-test-context.js';
-import { RaftApiKey, strictExponentialElectionBackoffMs } from './kafka-raft-client.js';
+import { strictExponentialElectionBackoffMs } from './handlers/quorum-epoch-handler.js';
+import { RaftApiKey } from './kafka-raft-client.js';
 
 const BEGIN = RaftApiKey.BEGIN_QUORUM_EPOCH;
 const END = RaftApiKey.END_QUORUM_EPOCH;

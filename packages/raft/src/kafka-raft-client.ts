@@ -83,16 +83,13 @@ import { DEFAULT_RPC_VERSIONS, type RpcVersions } from './rpc/rpc-versions.js';
 import { DEFAULT_CONTROLLER_LISTENER_NAME } from './voter-set.js';
 
 // The public names this module has always exported; they now live beside the code that uses them.
-export { MAX_PENDING_COMMITS } from './client/leader-write-path.js';
-export { MAX_PARKED_FETCHES } from './handlers/fetch-handler.js';
-export { strictExponentialElectionBackoffMs } from './handlers/quorum-epoch-handler.js';
 export type { KafkaRaftClientOptions } from './kafka-raft-client-options.js';
 export type { RaftClientObservableState } from './raft-client-observable-state.js';
 export { RaftApiKey } from './rpc/raft-api-key.js';
 export { DEFAULT_RPC_VERSIONS, type RpcVersions } from './rpc/rpc-versions.js';
 
-/** Inbound messages waiting for `poll`; beyond this the oldest behaviour is to drop (the sender times out). */
-export const MAX_INBOUND_QUEUE_SIZE = 65_536;
+/** Inbound messages waiting for `poll` by default (KafkaRaftClientOptions.maxQueuedMessages). */
+export const DEFAULT_MAX_QUEUED_MESSAGES = 4096;
 
 type InboundMessage =
   | { readonly kind: 'request'; readonly request: InboundRequest }
@@ -130,6 +127,7 @@ export class KafkaRaftClient implements RaftClient {
   private readonly statePoller: StatePoller;
   private readonly listenerDispatch: ListenerDispatch;
   private inbound: InboundMessage[] = [];
+  private readonly maxQueuedMessages: number;
   private readonly outstanding = new Map<number, OutstandingRequest>();
   private lastPollTimeMs = 0;
   /** Ids of `readIndex` and `transferLeadership` calls, named again by their completions. */
@@ -154,6 +152,7 @@ export class KafkaRaftClient implements RaftClient {
     this.localDirectoryId = options.directoryId ?? Uuid.ZERO;
     this.rpcVersions = { ...DEFAULT_RPC_VERSIONS, ...options.rpcVersions };
     this.topic = options.topic ?? METADATA_TOPIC;
+    this.maxQueuedMessages = options.maxQueuedMessages ?? DEFAULT_MAX_QUEUED_MESSAGES;
     const nodeId = options.nodeId;
     this.localEndpoints =
       options.localEndpoints ?? (nodeId === undefined ? Endpoints.EMPTY : options.voters.listeners(nodeId));
@@ -287,22 +286,21 @@ export class KafkaRaftClient implements RaftClient {
     }
   }
 
-  /** Enqueues an inbound request; it is handled by the next `poll`. */
-  handleRequest(request: InboundRequest, _nowMs: number): void {
-    this.enqueue({ kind: 'request', request });
+  /** Enqueues an inbound request for the next `poll`; false when the inbound queue is full. */
+  handleRequest(request: InboundRequest, _nowMs: number): boolean {
+    return this.enqueue({ kind: 'request', request });
   }
 
-  /** Enqueues an inbound response; it is handled by the next `poll`. */
-  handleResponse(response: InboundResponse, _nowMs: number): void {
-    this.enqueue({ kind: 'response', response });
+  /** Enqueues an inbound response for the next `poll`; false when the inbound queue is full. */
+  handleResponse(response: InboundResponse, _nowMs: number): boolean {
+    return this.enqueue({ kind: 'response', response });
   }
 
-  private enqueue(message: InboundMessage): void {
-    if (this.inbound.length >= MAX_INBOUND_QUEUE_SIZE) {
-      this.logger.warn({ queued: this.inbound.length }, 'inbound queue full; dropping a message');
-      return;
-    }
+  /** The one inbound queue (the driver hands messages straight here): the caller reports a refusal. */
+  private enqueue(message: InboundMessage): boolean {
+    if (this.inbound.length >= this.maxQueuedMessages) return false;
     this.inbound.push(message);
+    return true;
   }
 
   /**

@@ -13,8 +13,10 @@ import { FileQuorumStateStore } from './io/file-quorum-state-store.js';
 import { RaftDriver } from './io/raft-driver.js';
 import { KafkaRaftClient } from './kafka-raft-client.js';
 import type { KafkaRaftClientOptions } from './kafka-raft-client-options.js';
+import type { InboundResponse } from './ports/network-channel.js';
 import { SeededRandom } from './ports/random.js';
 import { resolveQuorumConfig } from './quorum-config.js';
+import { RaftApiKey } from './rpc/raft-api-key.js';
 import { VoterSet } from './voter-set.js';
 
 function clientOptions(): KafkaRaftClientOptions {
@@ -57,6 +59,10 @@ describe('KafkaRaftClient options', () => {
       /quorumStateStore must have the methods/,
     );
     expectRefused(withOverride({ random: Math }), /KafkaRaftClient: random must have the methods nextInt/);
+    expectRefused(
+      withOverride({ maxQueuedMessages: 0 }),
+      /KafkaRaftClient: maxQueuedMessages must be an integer in \[1, /,
+    );
     expectRefused(withOverride({ logger: console }), /KafkaRaftClient: logger must have the methods fatal/);
   });
 
@@ -131,11 +137,6 @@ describe('RaftDriver options', () => {
       withOverride({ time: { now: () => 0 } }),
       /RaftDriver: time must have the methods milliseconds/,
     );
-    expectRefused(withOverride({ maxQueuedMessages: Number.NaN }), /RaftDriver: maxQueuedMessages .*got NaN/);
-    expectRefused(
-      withOverride({ maxTrackedAppends: 0 }),
-      /RaftDriver: maxTrackedAppends must be an integer in \[1, /,
-    );
     expectRefused(withOverride({ maxSleepMs: 0.5 }), /RaftDriver: maxSleepMs .*got 0\.5/);
     expectRefused(() => new RaftDriver(null as never), /RaftDriver must be an options object, got null/);
   });
@@ -169,5 +170,22 @@ describe('one InvalidConfigurationError for every package', () => {
     expect(raft.InvalidConfigurationError).toBe(InvalidConfigurationError);
     expect(log.InvalidConfigurationError).toBe(InvalidConfigurationError);
     expect(new InvalidConfigurationError('x').code).toBe('INVALID_CONFIG');
+  });
+});
+
+/** A response nobody waits for: `poll` drops it as stale, so the test sees only the queue. */
+function staleResponse(correlationId: number): InboundResponse {
+  return { correlationId, apiKey: RaftApiKey.FETCH, sourceId: 2, data: {}, receivedTimeMs: 0 };
+}
+
+describe('KafkaRaftClient maxQueuedMessages', () => {
+  // The client's inbound queue is the one queue between the transport and `poll` (ADR 0031).
+  it('refuses messages beyond the bound until poll drains the queue', () => {
+    const client = new KafkaRaftClient({ ...clientOptions(), maxQueuedMessages: 2 });
+    client.initialize(0);
+    expect([1, 2, 3].map((id) => client.handleResponse(staleResponse(id), 0))).toEqual([true, true, false]);
+    expect(client.handleRequest({ ...staleResponse(4), apiVersion: 0, createdTimeMs: 0 }, 0)).toBe(false);
+    client.poll(0);
+    expect(client.handleResponse(staleResponse(5), 0)).toBe(true);
   });
 });

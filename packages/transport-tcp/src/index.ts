@@ -26,7 +26,6 @@ export {
   parseBootstrapServers,
   parseHostAndPort,
   parseListeners,
-  parseQuorumVoters,
   type QuorumVoter,
   type SecurityProtocol,
   selectControllerListeners,

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidListenerConfigError } from './errors/invalid-listener-config-error.js';
-import {
-  parseBootstrapServers,
-  parseListeners,
-  parseQuorumVoters,
-  selectControllerListeners,
-} from './listener-config.js';
+import { parseBootstrapServers, parseListeners, selectControllerListeners } from './listener-config.js';
 
 describe('listener configuration', () => {
   it('parses listeners with default and mapped security protocols', () => {
@@ -33,15 +28,6 @@ describe('listener configuration', () => {
       9093,
     ]);
     expect(() => selectControllerListeners(listeners, 'MISSING')).toThrow(/not in listeners/);
-  });
-
-  it('parses controller.quorum.voters and rejects duplicates', () => {
-    expect(parseQuorumVoters('1@localhost:9093,2@127.0.0.1:9094')).toEqual([
-      { nodeId: 1, host: 'localhost', port: 9093 },
-      { nodeId: 2, host: '127.0.0.1', port: 9094 },
-    ]);
-    expect(() => parseQuorumVoters('1@a:1,1@b:2')).toThrow(/duplicate node id 1/);
-    expect(() => parseQuorumVoters('x@a:1')).toThrow(InvalidListenerConfigError);
   });
 
   it('parses controller.quorum.bootstrap.servers', () => {

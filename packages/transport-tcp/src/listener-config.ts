@@ -84,28 +84,13 @@ export function selectControllerListeners(
   });
 }
 
-/** One entry of `controller.quorum.voters` (`id@host:port`): a static voter and its address. */
+/**
+ * A static voter and its address: one entry of `controller.quorum.voters` (`id@host:port`), as
+ * `@kraft/raft`'s `VoterSet.fromQuorumVotersConfig` parses it (the one parser of that setting).
+ */
 export interface QuorumVoter extends HostAndPort {
   /** The voter's `node.id`, 0..2^31-1. */
   readonly nodeId: number;
-}
-
-/** Parses `controller.quorum.voters` (`1@localhost:9093,2@localhost:9094`). */
-export function parseQuorumVoters(value: string): QuorumVoter[] {
-  const ids = new Set<number>();
-  return splitList(value).map((entry) => {
-    const match = /^(\d+)@(.+)$/.exec(entry);
-    if (match === null)
-      throw new InvalidListenerConfigError(`controller.quorum.voters: expected id@host:port, got "${entry}"`);
-    const nodeId = Number(match[1]);
-    if (!Number.isSafeInteger(nodeId) || nodeId > 0x7fffffff) {
-      throw new InvalidListenerConfigError(`controller.quorum.voters: node id ${match[1]} out of range`);
-    }
-    if (ids.has(nodeId))
-      throw new InvalidListenerConfigError(`controller.quorum.voters: duplicate node id ${nodeId}`);
-    ids.add(nodeId);
-    return { nodeId, ...parseHostAndPort(match[2]!, `controller.quorum.voters ${nodeId}`) };
-  });
 }
 
 /** Parses `controller.quorum.bootstrap.servers` (`localhost:9093,localhost:9094`). */

@@ -12,7 +12,6 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { fetchResponseWith } from '../test/socket-harness.js';
 import { ApiRegistry } from './api-registry.js';
-import { parseQuorumVoters } from './listener-config.js';
 import {
   type ChannelMessage,
   TcpNetworkChannel,
@@ -377,7 +376,7 @@ describe('TcpNetworkChannel', () => {
 
   it('takes endpoints from controller.quorum.voters', async () => {
     const b = await startChannel(2);
-    const a = await startChannel(1, { voters: parseQuorumVoters(`2@127.0.0.1:${b.port}`) });
+    const a = await startChannel(1, { voters: [{ nodeId: 2, host: '127.0.0.1', port: b.port }] });
     sendVote(a.channel, 2);
     const inbound = await nextMessage(b.channel);
     expect(inbound.kind).toBe('request');

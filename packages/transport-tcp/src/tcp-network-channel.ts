@@ -138,7 +138,7 @@ class TcpInboundRequest implements InboundRequest {
  * const channel = new TcpNetworkChannel({
  *   nodeId: 1,
  *   listeners: parseListeners('CONTROLLER://127.0.0.1:0'),
- *   voters: parseQuorumVoters('1@127.0.0.1:9093,2@127.0.0.1:9094'),
+ *   voters: [{ nodeId: 2, host: '127.0.0.1', port: 9094 }],
  * });
  * const [bound] = await channel.start(); // bound.port is the port the system chose
  * channel.send({ destinationId: 2, correlationId: channel.newCorrelationId(), apiKey, apiVersion, data });

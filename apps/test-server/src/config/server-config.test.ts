@@ -120,10 +120,10 @@ controller.quorum.bootstrap.servers=localhost:9092,localhost:9093
     ['controller.quorum.fetch.max.bytes=0', 'controller.quorum.fetch.max.bytes', 'in [1, 2147483647]'],
     ['controller.quorum.append.linger.ms=3000000000', 'controller.quorum.append.linger.ms', '32-bit'],
     ['controller.quorum.auto.join.enable=yes', 'controller.quorum.auto.join.enable', 'true or false'],
-    ['controller.quorum.voters=0@localhost', 'controller.quorum.voters', "'localhost' is not host:port"],
-    ['controller.quorum.voters=zero@localhost:9092', 'controller.quorum.voters', 'is not {id}@{host}:{port}'],
-    ['controller.quorum.voters=1@a:1,1@b:2', 'controller.quorum.voters', 'voter id 1 appears twice'],
-    ['controller.quorum.voters=0@localhost:70000', 'controller.quorum.voters', 'port in [0, 65535]'],
+    ['controller.quorum.voters=0@localhost', 'controller.quorum.voters', 'is not of the form id@host:port'],
+    ['controller.quorum.voters=zero@localhost:9092', 'controller.quorum.voters', "has an invalid id 'zero'"],
+    ['controller.quorum.voters=1@a:1,1@b:2', 'controller.quorum.voters', 'voter 1 is listed twice'],
+    ['controller.quorum.voters=0@localhost:70000', 'controller.quorum.voters', 'has an invalid port'],
     ['listeners=localhost:9092', 'listeners', "'localhost:9092' is not NAME://host:port"],
     [
       'controller.listener.names=CONTROLLER',
@@ -182,6 +182,12 @@ controller.quorum.bootstrap.servers=localhost:9092,localhost:9093
         'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SSL:SSL,A:PLAINTEXT,B:PLAINTEXT\n',
     );
     expect(config.listeners.map((listener) => listener.port)).toEqual([9092, 9092, 0, 0]);
+  });
+
+  it('refuses a directory id in controller.quorum.voters, which raft parses but a static quorum has none of', () => {
+    const error = errorFrom(`${kafkaSingleNode}\ncontroller.quorum.voters=0@a:1:AAAAAAAAAAAAAAAAAAAAAQ\n`);
+    expect(error.key).toBe('controller.quorum.voters');
+    expect(error.message).toContain('voter 0 has a directory id');
   });
 
   it('requires node.id, controller.listener.names and a voter or bootstrap server', () => {

@@ -1,4 +1,6 @@
 import { isIP } from 'node:net';
+import type { NodeAddress } from '@kraft/protocol';
+import { InvalidConfigurationError, VoterSet } from '@kraft/raft';
 import type { TlsSettings } from '@kraft/transport-tcp';
 import { closestKnownKey } from './closest-key.js';
 import {
@@ -366,30 +368,40 @@ function findControllerListener(
   return listener;
 }
 
+/**
+ * `controller.quorum.voters` through raft's parser (`VoterSet.fromQuorumVotersConfig`, the one
+ * parser of it), plus the checks of a static quorum file: no directory ids, one voter an address.
+ */
 function parseVoters(reader: PropertyReader): VoterEndpoint[] {
   const key = 'controller.quorum.voters';
   const text = reader.text(key) ?? '';
-  const ids = new Set<number>();
+  let voterSet: VoterSet;
+  try {
+    voterSet = VoterSet.fromQuorumVotersConfig(text);
+  } catch (error) {
+    if (error instanceof InvalidConfigurationError) throw new ConfigError(key, text, error.message);
+    throw error;
+  }
   /** Voter id by `host:port`: two voters at one address would be one process voting twice. */
   const endpoints = new Map<string, number>();
-  return parseList(text).map((entry) => {
-    const match = /^(\d+)@(.+)$/.exec(entry);
-    if (!match) throw new ConfigError(key, text, `'${entry}' is not {id}@{host}:{port}`);
-    const nodeId = parseInt32(key, match[1] as string, { minimum: 0 });
-    if (ids.has(nodeId)) throw new ConfigError(key, text, `voter id ${nodeId} appears twice`);
-    ids.add(nodeId);
-    const endpoint = parseHostAndPort(key, match[2] as string, text);
-    const address = `${endpoint.host.toLowerCase()}:${endpoint.port}`;
+  return voterSet.voterNodes().map(({ voterKey, listeners }) => {
+    const nodeId = voterKey.id;
+    if (voterKey.directoryId !== undefined) {
+      throw new ConfigError(key, text, `voter ${nodeId} has a directory id; static voters are id@host:port`);
+    }
+    // A parsed static voter always has its one address, under the default listener name.
+    const { host, port } = listeners.firstAddress() as NodeAddress;
+    const address = `${host.toLowerCase()}:${port}`;
     const sameAddress = endpoints.get(address);
     if (sameAddress !== undefined) {
       throw new ConfigError(
         key,
         text,
-        `voters ${sameAddress} and ${nodeId} have the same endpoint ${match[2]}`,
+        `voters ${sameAddress} and ${nodeId} have the same endpoint ${host}:${port}`,
       );
     }
     endpoints.set(address, nodeId);
-    return { nodeId, ...endpoint };
+    return { nodeId, host, port };
   });
 }
 

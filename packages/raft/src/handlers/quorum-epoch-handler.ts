@@ -49,16 +49,41 @@ export class QuorumEpochHandler {
     });
   }
 
-  handleBeginQuorumEpochRequest(request: InboundRequest, nowMs: number): BeginQuorumEpochResponseData {
-    const data = request.data as BeginQuorumEpochRequestData;
+  /**
+   * The checks Begin- and EndQuorumEpoch share, in Kafka's order: the cluster id, one partition of
+   * our topic, a current epoch. Returns the partition, or the response that refuses the request.
+   */
+  private validateQuorumEpochRequest<P extends { readonly leaderEpoch: number }>(
+    request: InboundRequest,
+    data: {
+      readonly clusterId: string | null;
+      readonly topics: readonly { readonly topicName: string; readonly partitions: readonly P[] }[];
+    },
+  ): { readonly partition: P } | { readonly refusal: BeginQuorumEpochResponseData } {
     if (!this.context.hasValidClusterId(data.clusterId))
-      return this.quorumEpochResponse(request.apiVersion, Errors.INCONSISTENT_CLUSTER_ID.code, 0);
+      return {
+        refusal: this.quorumEpochResponse(request.apiVersion, Errors.INCONSISTENT_CLUSTER_ID.code, 0),
+      };
     const partition = singlePartition(data.topics);
     if (partition === undefined || !this.context.isReplicatedTopic(data.topics))
-      return this.quorumEpochResponse(request.apiVersion, Errors.INVALID_REQUEST.code, 0);
+      return { refusal: this.quorumEpochResponse(request.apiVersion, Errors.INVALID_REQUEST.code, 0) };
     if (partition.leaderEpoch < this.context.quorum.epoch()) {
-      return this.quorumEpochResponse(request.apiVersion, Errors.NONE.code, Errors.FENCED_LEADER_EPOCH.code);
+      return {
+        refusal: this.quorumEpochResponse(
+          request.apiVersion,
+          Errors.NONE.code,
+          Errors.FENCED_LEADER_EPOCH.code,
+        ),
+      };
     }
+    return { partition };
+  }
+
+  handleBeginQuorumEpochRequest(request: InboundRequest, nowMs: number): BeginQuorumEpochResponseData {
+    const data = request.data as BeginQuorumEpochRequestData;
+    const validated = this.validateQuorumEpochRequest(request, data);
+    if ('refusal' in validated) return validated.refusal;
+    const { partition } = validated;
     if (!this.context.isValidVoterKey(data.voterId, partition.voterDirectoryId)) {
       return this.quorumEpochResponse(request.apiVersion, Errors.NONE.code, Errors.INVALID_VOTER_KEY.code);
     }
@@ -76,14 +101,9 @@ export class QuorumEpochHandler {
 
   handleEndQuorumEpochRequest(request: InboundRequest, nowMs: number): EndQuorumEpochResponseData {
     const data = request.data as EndQuorumEpochRequestData;
-    if (!this.context.hasValidClusterId(data.clusterId))
-      return this.quorumEpochResponse(request.apiVersion, Errors.INCONSISTENT_CLUSTER_ID.code, 0);
-    const partition = singlePartition(data.topics);
-    if (partition === undefined || !this.context.isReplicatedTopic(data.topics))
-      return this.quorumEpochResponse(request.apiVersion, Errors.INVALID_REQUEST.code, 0);
-    if (partition.leaderEpoch < this.context.quorum.epoch()) {
-      return this.quorumEpochResponse(request.apiVersion, Errors.NONE.code, Errors.FENCED_LEADER_EPOCH.code);
-    }
+    const validated = this.validateQuorumEpochRequest(request, data);
+    if ('refusal' in validated) return validated.refusal;
+    const { partition } = validated;
     if (partition.leaderId === this.context.options.nodeId || partition.leaderId < 0) {
       return this.quorumEpochResponse(request.apiVersion, Errors.NONE.code, Errors.INVALID_REQUEST.code);
     }

@@ -32,11 +32,16 @@ class FakeClient implements DrivenRaftClient {
     this.calls.push('poll');
     return nowMs + this.deadlineDelayMs;
   }
-  handleRequest(request: InboundRequest): void {
-    this.calls.push(`request ${request.correlationId}`);
+  /** False makes the client's inbound queue refuse, as when full. */
+  acceptsInbound = true;
+
+  handleRequest(request: InboundRequest): boolean {
+    if (this.acceptsInbound) this.calls.push(`request ${request.correlationId}`);
+    return this.acceptsInbound;
   }
-  handleResponse(response: InboundResponse): void {
-    this.calls.push(`response ${response.correlationId}`);
+  handleResponse(response: InboundResponse): boolean {
+    if (this.acceptsInbound) this.calls.push(`response ${response.correlationId}`);
+    return this.acceptsInbound;
   }
   onLogFlushed(offset: number): void {
     this.calls.push(`flushed ${offset}`);
@@ -256,7 +261,7 @@ describe('RaftDriver', () => {
     expect(log.closed).toBe(true);
   });
 
-  it('bounds its inbound queue', async () => {
+  it("refuses inbound messages before start and when the client's queue refuses them", async () => {
     const client = new FakeClient();
     const log = new FakeLog();
     const driver = new RaftDriver({
@@ -265,12 +270,16 @@ describe('RaftDriver', () => {
       network: new FakeNetwork(),
       quorumStateStore: new FakeStore(),
       time: new SystemTime(),
-      maxQueuedMessages: 2,
     });
     expect(driver.deliverRequest(request(1))).toBe(false);
+    expect(client.calls).toEqual([]);
     const stopped = driver.start();
-    // Synchronously, before the loop's first turn can drain anything.
-    expect([1, 2, 3].map((id) => driver.deliverRequest(request(id)))).toEqual([true, true, false]);
+    expect(driver.deliverRequest(request(2))).toBe(true);
+    client.acceptsInbound = false;
+    expect(driver.deliverRequest(request(3))).toBe(false);
+    expect(
+      driver.deliverResponse({ correlationId: 4, apiKey: 1, sourceId: 2, data: {}, receivedTimeMs: 0 }),
+    ).toBe(false);
     client.shutdownComplete = true;
     await driver.shutdown(100);
     await stopped;
@@ -352,14 +361,13 @@ describe('RaftDriver', () => {
     expect(client.calls).not.toContain('persisted 1');
   });
 
-  it('reports role, offsets and commit latency', async () => {
+  it('reports role and offsets', async () => {
     const { driver, client, log } = newDriver();
     client.deadlineDelayMs = 1;
     expect(driver.state()).toMatchObject({ role: 'leader', epoch: 3, leaderId: 1, logEndOffset: 0 });
     driver.scheduleAppend(3, [Buffer.from('a')]);
     client.highWatermarkValue = 1;
-    await vi.waitFor(() => expect(driver.state().commitLatency.count).toBe(1));
-    expect(driver.state().commitLatency.maxMs).toBeGreaterThanOrEqual(0);
+    await vi.waitFor(() => expect(driver.state().highWatermark).toBe(1));
     expect(log.end).toBe(1);
     client.leader = { leaderId: 2, epoch: 4 };
     expect(driver.state().role).toBe('follower');

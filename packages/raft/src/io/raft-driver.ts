@@ -2,7 +2,7 @@
  * The only async loop of the raft package (CONVENTIONS C4.4): it runs the synchronous core
  * against real time, the real log and a network channel.
  *
- *   while running: hand queued inbound messages to the client; report a finished flush and a
+ *   while running: report a finished flush and a
  *                  finished election write; deadline = client.poll(now); carry out
  *                  `client.ready()` (start the election write it names, send its messages in
  *                  order); start a log flush if appended bytes are not durable yet;
@@ -14,8 +14,9 @@
  * (`quorumStateStore.writeElectionState`, one write at a time), then reported with
  * `client.onElectionStatePersisted(id, now)`; the core hands out a message that depends on an
  * election only after that report, so sending everything `ready()` returns at once is safe.
- * The inbound queue is bounded: when it is full `deliverRequest`/`deliverResponse` return false
- * and the transport answers or drops as it would on a saturated socket.
+ * Inbound messages go straight to the client's queue, the one inbound queue (ADR 0031): when it
+ * is full `deliverRequest`/`deliverResponse` return false and the transport answers or drops as
+ * it would on a saturated socket. The client handles them at the next `poll`, the driver's turn.
  */
 import {
   checkInteger,
@@ -36,8 +37,10 @@ import type { ElectionStateWrite, OperationCompletion, RaftReady } from '../raft
 /** What the driver needs from the client (KafkaRaftClient satisfies it structurally). */
 export interface DrivenRaftClient {
   poll(nowMs: number): number;
-  handleRequest(request: InboundRequest, nowMs: number): void;
-  handleResponse(response: InboundResponse, nowMs: number): void;
+  /** Queues a request for the next `poll`; false when the client's inbound queue is full. */
+  handleRequest(request: InboundRequest, nowMs: number): boolean;
+  /** Queues a response for the next `poll`; false when the client's inbound queue is full. */
+  handleResponse(response: InboundResponse, nowMs: number): boolean;
   onLogFlushed(offset: number, nowMs: number): void;
   /** The election write to start and the messages free to leave (see RaftOutbox). */
   ready(): RaftReady;
@@ -85,18 +88,9 @@ export interface RaftDriverState {
   readonly highWatermark: number | undefined;
   readonly logEndOffset: number;
   readonly lastFlushedOffset: number;
-  /** Append-to-commit latency of appends made through `scheduleAppend`, over the last window. */
-  readonly commitLatency: CommitLatency;
   readonly running: boolean;
   /** The core's observable state (its state names: leader, follower, candidate, ...). */
   readonly raft: RaftClientObservableState | undefined;
-}
-
-export interface CommitLatency {
-  readonly count: number;
-  readonly lastMs: number | undefined;
-  readonly maxMs: number | undefined;
-  readonly averageMs: number | undefined;
 }
 
 /** What the driver sends through: the requests and responses `client.ready()` hands out. */
@@ -112,10 +106,6 @@ export interface RaftDriverOptions {
   readonly quorumStateStore: DrivenQuorumStateStore;
   readonly time: Time;
   readonly logger?: Logger;
-  /** Most inbound messages waiting for the next turn; further ones are refused. Default 4096. */
-  readonly maxQueuedMessages?: number;
-  /** Most appends tracked for commit latency at once. Default 10,000. */
-  readonly maxTrackedAppends?: number;
   /** Longest sleep between polls, whatever the deadline says. Default 1000 ms. */
   readonly maxSleepMs?: number;
   /** Bound of `readIndex()`. Default 2000 ms, Kafka's `controller.quorum.fetch.timeout.ms`. */
@@ -183,10 +173,6 @@ interface PendingOperation {
   reject(error: unknown): void;
 }
 
-type Inbound =
-  | { readonly kind: 'request'; readonly request: InboundRequest }
-  | { readonly kind: 'response'; readonly response: InboundResponse };
-
 export class RaftDriver {
   private readonly client: DrivenRaftClient;
   private readonly log: DrivenRaftLog;
@@ -194,14 +180,11 @@ export class RaftDriver {
   private readonly quorumStateStore: DrivenQuorumStateStore;
   private readonly time: Time;
   private readonly logger: Logger;
-  private readonly maxQueuedMessages: number;
-  private readonly maxTrackedAppends: number;
   private readonly maxSleepMs: number;
   private readonly readIndexTimeoutMs: number;
   private readonly leadershipTransferTimeoutMs: number;
   /** Promises of `readIndex` and `transferLeadership` by operation id; bounded by the core's limits. */
   private readonly pendingOperations = new Map<number, PendingOperation>();
-  private inbound: Inbound[] = [];
   private wakeUp: (() => void) | undefined;
   private wakeRequested = false;
   /** The running background flush; it never rejects (failures land in `failure`). */
@@ -215,10 +198,7 @@ export class RaftDriver {
   private running = false;
   private shutdownRequested: { deadlineMs: number } | undefined;
   private loop: Promise<void> | undefined;
-  /** Offsets and times of appends awaiting commit, oldest first. */
-  private pendingAppends: Array<{ lastOffset: number; appendedMs: number }> = [];
   private stoppedState: RaftDriverState | undefined;
-  private latency = { count: 0, lastMs: undefined as number | undefined, maxMs: 0, totalMs: 0 };
 
   constructor(options: RaftDriverOptions) {
     checkDriverPorts(options);
@@ -228,8 +208,6 @@ export class RaftDriver {
     this.quorumStateStore = options.quorumStateStore;
     this.time = options.time;
     this.logger = (options.logger ?? silentLogger).child({ component: 'raft-driver' });
-    this.maxQueuedMessages = positiveOption('maxQueuedMessages', options.maxQueuedMessages, 4096);
-    this.maxTrackedAppends = positiveOption('maxTrackedAppends', options.maxTrackedAppends, 10_000);
     this.maxSleepMs = positiveOption('maxSleepMs', options.maxSleepMs, 1000);
     this.readIndexTimeoutMs = positiveOption(
       'readIndexTimeoutMs',
@@ -252,20 +230,24 @@ export class RaftDriver {
     return this.loop;
   }
 
-  /** Queues an inbound request for the next turn; false when the queue is full or stopped. */
+  /** Queues an inbound request for the next turn; false when the client's queue is full or the driver stopped. */
   deliverRequest(request: InboundRequest): boolean {
-    return this.enqueue({ kind: 'request', request });
+    return this.accepted(this.running && this.client.handleRequest(request, this.time.milliseconds()));
   }
 
+  /** Queues an inbound response for the next turn; false when the client's queue is full or the driver stopped. */
   deliverResponse(response: InboundResponse): boolean {
-    return this.enqueue({ kind: 'response', response });
+    return this.accepted(this.running && this.client.handleResponse(response, this.time.milliseconds()));
   }
 
-  /** Appends through the client and tracks the batch's commit latency. */
+  private accepted(queued: boolean): boolean {
+    if (queued) this.wake();
+    return queued;
+  }
+
+  /** Appends through the client and wakes the loop (the core tracks the commit latency). */
   scheduleAppend(epoch: number, records: readonly Buffer[]): number {
     const lastOffset = this.client.scheduleAppend(epoch, records);
-    if (this.pendingAppends.length >= this.maxTrackedAppends) this.pendingAppends.shift();
-    this.pendingAppends.push({ lastOffset, appendedMs: this.time.milliseconds() });
     this.wake();
     return lastOffset;
   }
@@ -350,7 +332,6 @@ export class RaftDriver {
           : leader.leaderId === nodeId
             ? 'leader'
             : 'follower';
-    const { count, lastMs, maxMs, totalMs } = this.latency;
     return {
       nodeId,
       role,
@@ -359,22 +340,9 @@ export class RaftDriver {
       highWatermark: this.client.highWatermark(),
       logEndOffset: this.log.endOffset(),
       lastFlushedOffset: this.log.lastFlushedOffset(),
-      commitLatency: {
-        count,
-        lastMs,
-        maxMs: count === 0 ? undefined : maxMs,
-        averageMs: count === 0 ? undefined : totalMs / count,
-      },
       running: this.running,
       raft,
     };
-  }
-
-  private enqueue(message: Inbound): boolean {
-    if (!this.running || this.inbound.length >= this.maxQueuedMessages) return false;
-    this.inbound.push(message);
-    this.wake();
-    return true;
   }
 
   private async runLoop(): Promise<void> {
@@ -400,7 +368,6 @@ export class RaftDriver {
     } finally {
       this.running = false;
       this.client.setWakeupListener?.(undefined);
-      this.inbound = [];
       this.rejectPendingOperations();
     }
   }
@@ -409,12 +376,6 @@ export class RaftDriver {
   private turn(): number {
     const nowMs = this.time.milliseconds();
     this.wakeRequested = false;
-    const messages = this.inbound;
-    this.inbound = [];
-    for (const message of messages) {
-      if (message.kind === 'request') this.client.handleRequest(message.request, nowMs);
-      else this.client.handleResponse(message.response, nowMs);
-    }
     if (this.flushedOffset !== undefined) {
       const offset = Math.min(this.flushedOffset, this.log.lastFlushedOffset());
       this.flushedOffset = undefined;
@@ -428,7 +389,6 @@ export class RaftDriver {
     const deadlineMs = this.client.poll(nowMs);
     this.carryOutReady();
     this.startFlushIfNeeded();
-    this.recordCommits(nowMs);
     return deadlineMs;
   }
 
@@ -504,22 +464,6 @@ export class RaftDriver {
   /** Settles when the running flush (if any) has finished; its outcome is recorded, not thrown. */
   private async waitForFlush(): Promise<void> {
     await this.flushInFlight;
-  }
-
-  private recordCommits(nowMs: number): void {
-    const highWatermark = this.client.highWatermark();
-    if (highWatermark === undefined) return;
-    let committed = 0;
-    for (const append of this.pendingAppends) {
-      if (append.lastOffset >= highWatermark) break;
-      const latencyMs = nowMs - append.appendedMs;
-      this.latency.count += 1;
-      this.latency.lastMs = latencyMs;
-      this.latency.maxMs = Math.max(this.latency.maxMs, latencyMs);
-      this.latency.totalMs += latencyMs;
-      committed += 1;
-    }
-    if (committed > 0) this.pendingAppends.splice(0, committed);
   }
 
   private sleepUntil(deadlineMs: number): Promise<void> {

@@ -12,7 +12,7 @@ import { PendingReads } from './pending-reads.js';
 /** A leader forgets an observer it has not heard from for this long (Kafka: 300 s). */
 export const OBSERVER_SESSION_TIMEOUT_MS = 300_000;
 /** Check-quorum fires after this many fetch timeouts without a majority fetching (KIP-595). */
-export const CHECK_QUORUM_TIMEOUT_FACTOR = 1.5;
+const CHECK_QUORUM_TIMEOUT_FACTOR = 1.5;
 
 /** What the leader knows about one replica's progress (DescribeQuorum reports it). */
 export interface ReplicaState {
