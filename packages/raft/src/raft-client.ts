@@ -15,6 +15,7 @@ export interface LeaderAndEpoch {
   readonly epoch: number;
 }
 
+/** No known leader at epoch 0: what a client reports before it has loaded or learned any election state. */
 export const UNKNOWN_LEADER_AND_EPOCH: LeaderAndEpoch = Object.freeze({ leaderId: undefined, epoch: 0 });
 
 /**
@@ -59,6 +60,10 @@ export interface SnapshotWriter {
   close(): void;
 }
 
+/**
+ * Application callbacks registered on a raft client (Kafka's `RaftClient.Listener`): committed batches,
+ * snapshots to load, and leadership changes.
+ */
 export interface Listener {
   /** Committed batches, in offset order, never an offset at or above the high watermark. */
   handleCommit(reader: BatchReader): void;

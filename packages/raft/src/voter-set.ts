@@ -9,6 +9,10 @@ export interface SupportedVersionRange {
   readonly maxVersion: number;
 }
 
+/**
+ * One voter of the quorum (Kafka's `VoterSet.VoterNode`): its replica key, the listener endpoints it is
+ * reached on, and the range of kraft.version it supports.
+ */
 export interface VoterNode {
   readonly voterKey: ReplicaKey;
   readonly listeners: Endpoints;

@@ -29,6 +29,7 @@ export function compareOffsetAndEpoch(left: OffsetAndEpoch, right: OffsetAndEpoc
   return 0;
 }
 
+/** The offsets an append assigned: first and last offset of the appended batches, both inclusive. */
 export interface LogAppendInfo {
   readonly firstOffset: number;
   readonly lastOffset: number;
@@ -41,6 +42,7 @@ export interface LogOffsetMetadata {
   readonly relativePositionBytes: number;
 }
 
+/** A read from the log: the record batches and the physical position of the first one. */
 export interface LogFetchInfo {
   readonly records: Records;
   readonly startOffsetMetadata: LogOffsetMetadata;
