@@ -28,6 +28,7 @@ export interface BatchReader extends Iterable<Batch> {
   readonly baseOffset: number;
   /** The last offset of the last batch, known once the reader is exhausted or closed. */
   lastOffset(): number | undefined;
+  /** Releases the reader's buffers; the batches it returned must not be used afterwards. */
   close(): void;
 }
 
@@ -39,6 +40,7 @@ export interface SnapshotReader extends Iterable<Batch> {
   readonly lastContainedLogEpoch: number;
   /** From the SnapshotHeader record (read on first access). */
   lastContainedLogTimestamp(): number;
+  /** Releases the snapshot reader; its batches must not be used afterwards. */
   close(): void;
 }
 
@@ -51,6 +53,7 @@ export interface SnapshotWriter {
   readonly snapshotId: OffsetAndEpoch;
   readonly lastContainedLogOffset: number;
   readonly lastContainedLogEpoch: number;
+  /** True once `freeze()` returned; a frozen writer accepts no more appends. */
   isFrozen(): boolean;
   /** One call's records form one batch (up to the maximum batch size). */
   append(records: readonly Buffer[]): void;
