@@ -28,7 +28,7 @@ export interface BatchReader extends Iterable<Batch> {
   readonly baseOffset: number;
   /** The last offset of the last batch, known once the reader is exhausted or closed. */
   lastOffset(): number | undefined;
-  /** Releases the reader's buffers; the batches it returned must not be used afterwards. */
+  /** Marks the reader done (idempotent) and reports it to the client; no batch is read after it. */
   close(): void;
 }
 
@@ -40,7 +40,7 @@ export interface SnapshotReader extends Iterable<Batch> {
   readonly lastContainedLogEpoch: number;
   /** From the SnapshotHeader record (read on first access). */
   lastContainedLogTimestamp(): number;
-  /** Releases the snapshot reader; its batches must not be used afterwards. */
+  /** Marks the reader closed; reading batches after it is an error. */
   close(): void;
 }
 
