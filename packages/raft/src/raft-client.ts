@@ -81,12 +81,18 @@ export interface Listener {
   beginShutdown?(): void;
 }
 
+/**
+ * The application's view of the raft layer (Kafka's `RaftClient`): register listeners, append as
+ * leader, take snapshots, shut down. Methods are called on the thread that polls the client.
+ */
 export interface RaftClient {
   /** Takes effect at the end of the next `poll` (Kafka's `pollListeners`). */
   register(listener: Listener): void;
+  /** Removes a registered listener; like `register`, it takes effect at the end of the next `poll`. */
   unregister(listener: Listener): void;
   /** Undefined until this node knows a high watermark. */
   highWatermark(): number | undefined;
+  /** The current epoch and its leader as this node knows it (`leaderId` undefined while unknown). */
   leaderAndEpoch(): LeaderAndEpoch;
   /** Undefined for an observer that has no node id. */
   nodeId(): number | undefined;
@@ -97,6 +103,7 @@ export interface RaftClient {
    * The batch is not appended until `schedulePreparedAppend()`.
    */
   prepareAppend(epoch: number, records: readonly Buffer[]): number;
+  /** Lets batches prepared by `prepareAppend` drain to the log on the next poll (no-op when not leader). */
   schedulePreparedAppend(): void;
   /** `prepareAppend` + `schedulePreparedAppend`. */
   scheduleAppend(epoch: number, records: readonly Buffer[]): number;
@@ -107,9 +114,12 @@ export interface RaftClient {
    * (≤ HWM) batch-aligned offset whose epoch matches the log. Undefined if that snapshot exists.
    */
   createSnapshot(snapshotId: OffsetAndEpoch, lastContainedLogTimestamp: number): SnapshotWriter | undefined;
+  /** The newest frozen snapshot's id, or undefined when the log has none. */
   latestSnapshotId(): OffsetAndEpoch | undefined;
+  /** The log end offset: the offset the next appended record gets. */
   logEndOffset(): number;
   /** Begins a graceful shutdown; poll until `isShutdownComplete()`. */
   shutdown(timeoutMs: number, nowMs: number): void;
+  /** True once the shutdown started by `shutdown` has finished; no more callbacks follow. */
   isShutdownComplete(): boolean;
 }
