@@ -48,7 +48,7 @@ export interface DrivenRaftClient {
   ready(): RaftReady;
   /** Reports that the election write `ready().electionState` with this id is durable. */
   onElectionStatePersisted(id: number, nowMs: number): void;
-  /** Begins a graceful shutdown that ends within `timeoutMs`; the driver polls until it completes. */
+  /** Begins a graceful shutdown with deadline `nowMs + timeoutMs` (a leader resigns first); repeats are ignored. */
   shutdown(timeoutMs: number, nowMs: number): void;
   /** True once the shutdown begun by `shutdown` has finished. */
   isShutdownComplete(): boolean;
