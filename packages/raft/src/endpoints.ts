@@ -14,16 +14,19 @@ export class Endpoints {
     this.byListener = byListener;
   }
 
+  /** Builds endpoints from (listener name, address) pairs, copying each address; a later duplicate name wins. */
   static fromEntries(entries: Iterable<readonly [string, NodeAddress]>): Endpoints {
     const map = new Map<string, NodeAddress>();
     for (const [name, address] of entries) map.set(name, { host: address.host, port: address.port });
     return map.size === 0 ? Endpoints.EMPTY : new Endpoints(map);
   }
 
+  /** True when no listener is known. */
   isEmpty(): boolean {
     return this.byListener.size === 0;
   }
 
+  /** The address of the named listener, or undefined when this node does not advertise it. */
   address(listenerName: string): NodeAddress | undefined {
     return this.byListener.get(listenerName);
   }
@@ -34,10 +37,12 @@ export class Endpoints {
     return undefined;
   }
 
+  /** The (listener name, address) pairs in insertion order; the first is the static voter's listener. */
   entries(): IterableIterator<[string, NodeAddress]> {
     return this.byListener.entries();
   }
 
+  /** True when both have the same listener names with the same host and port each. */
   equals(other: Endpoints): boolean {
     if (this.byListener.size !== other.byListener.size) return false;
     for (const [name, address] of this.byListener) {

@@ -9,6 +9,7 @@ import type { ReplicatedTopic } from './rpc/raft-messages.js';
 import type { RpcVersions } from './rpc/rpc-versions.js';
 import type { VoterSet } from './voter-set.js';
 
+/** What a `KafkaRaftClient` is built from: node identity, config, the log and state store ports, and voters. */
 export interface KafkaRaftClientOptions {
   /** Undefined for an observer that has no node id (it fetches as replica -1). */
   readonly nodeId: number | undefined;

@@ -95,6 +95,10 @@ type InboundMessage =
   | { readonly kind: 'request'; readonly request: InboundRequest }
   | { readonly kind: 'response'; readonly response: InboundResponse };
 
+/**
+ * The pure raft core (Kafka's `KafkaRaftClient`): elections, replication, snapshots and quorum
+ * changes as a state machine the driver polls; it does no IO of its own (see the module comment).
+ */
 export class KafkaRaftClient implements RaftClient {
   private readonly options: KafkaRaftClientOptions;
   private readonly config: QuorumConfig;
@@ -382,6 +386,7 @@ export class KafkaRaftClient implements RaftClient {
     this.requestWakeup();
   }
 
+  /** Removes a listener at the end of the next `poll`. */
   unregister(listener: Listener): void {
     this.listenerDispatch.unregister(listener);
     this.requestWakeup();
@@ -405,6 +410,7 @@ export class KafkaRaftClient implements RaftClient {
     return this.initialized ? this.quorum.highWatermark() : undefined;
   }
 
+  /** The current epoch and its leader as this node knows it. */
   leaderAndEpoch(): LeaderAndEpoch {
     return this.quorum.leaderAndEpoch();
   }
@@ -417,6 +423,7 @@ export class KafkaRaftClient implements RaftClient {
     return this.append(epoch, records, true);
   }
 
+  /** Lets prepared batches drain on the next poll (no-op when not leader) and wakes the driver. */
   schedulePreparedAppend(): void {
     if (this.quorum.isLeader()) this.quorum.leaderStateOrThrow().accumulator.allowDrain();
     this.requestWakeup();
@@ -525,10 +532,12 @@ export class KafkaRaftClient implements RaftClient {
     return first === offset;
   }
 
+  /** The log's newest frozen snapshot id, or undefined. */
   latestSnapshotId(): OffsetAndEpoch | undefined {
     return this.log.latestSnapshotId();
   }
 
+  /** The log end offset: the next offset to assign. */
   logEndOffset(): number {
     return this.log.endOffset();
   }
@@ -540,6 +549,7 @@ export class KafkaRaftClient implements RaftClient {
     if (this.quorum.isLeader()) this.transitions.resignLeadership(nowMs);
   }
 
+  /** True once the shutdown begun by `shutdown` has finished. */
   isShutdownComplete(): boolean {
     return this.shutdownComplete;
   }
@@ -549,6 +559,7 @@ export class KafkaRaftClient implements RaftClient {
     return this.quorum;
   }
 
+  /** A snapshot of role, epoch, leader, offsets and commit latency for apps and metrics. */
   observableState(): RaftClientObservableState {
     const state = this.quorum.state();
     const commitLatency = this.leaderWritePath.commitLatency();

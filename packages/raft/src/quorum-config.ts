@@ -25,6 +25,7 @@ export interface QuorumConfig {
   readonly logCleanIntervalMs: number;
 }
 
+/** Kafka's default `controller.quorum.*` values (frozen); override fields with a spread. */
 export const DEFAULT_QUORUM_CONFIG: QuorumConfig = Object.freeze({
   electionTimeoutMs: 1000,
   electionBackoffMaxMs: 1000,

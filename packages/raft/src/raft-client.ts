@@ -15,6 +15,7 @@ export interface LeaderAndEpoch {
   readonly epoch: number;
 }
 
+/** No known leader at epoch 0: what a client reports before it has loaded or learned any election state. */
 export const UNKNOWN_LEADER_AND_EPOCH: LeaderAndEpoch = Object.freeze({ leaderId: undefined, epoch: 0 });
 
 /**
@@ -27,6 +28,7 @@ export interface BatchReader extends Iterable<Batch> {
   readonly baseOffset: number;
   /** The last offset of the last batch, known once the reader is exhausted or closed. */
   lastOffset(): number | undefined;
+  /** Marks the reader done (idempotent) and reports it to the client; no batch is read after it. */
   close(): void;
 }
 
@@ -38,6 +40,7 @@ export interface SnapshotReader extends Iterable<Batch> {
   readonly lastContainedLogEpoch: number;
   /** From the SnapshotHeader record (read on first access). */
   lastContainedLogTimestamp(): number;
+  /** Marks the reader closed; reading batches after it is an error. */
   close(): void;
 }
 
@@ -50,6 +53,7 @@ export interface SnapshotWriter {
   readonly snapshotId: OffsetAndEpoch;
   readonly lastContainedLogOffset: number;
   readonly lastContainedLogEpoch: number;
+  /** True once `freeze()` returned; a frozen writer accepts no more appends. */
   isFrozen(): boolean;
   /** One call's records form one batch (up to the maximum batch size). */
   append(records: readonly Buffer[]): void;
@@ -59,6 +63,10 @@ export interface SnapshotWriter {
   close(): void;
 }
 
+/**
+ * Application callbacks registered on a raft client (Kafka's `RaftClient.Listener`): committed batches,
+ * snapshots to load, and leadership changes.
+ */
 export interface Listener {
   /** Committed batches, in offset order, never an offset at or above the high watermark. */
   handleCommit(reader: BatchReader): void;
@@ -73,12 +81,18 @@ export interface Listener {
   beginShutdown?(): void;
 }
 
+/**
+ * The application's view of the raft layer (Kafka's `RaftClient`): register listeners, append as
+ * leader, take snapshots, shut down. Methods are called on the thread that polls the client.
+ */
 export interface RaftClient {
   /** Takes effect at the end of the next `poll` (Kafka's `pollListeners`). */
   register(listener: Listener): void;
+  /** Removes a registered listener; like `register`, it takes effect at the end of the next `poll`. */
   unregister(listener: Listener): void;
   /** Undefined until this node knows a high watermark. */
   highWatermark(): number | undefined;
+  /** The current epoch and its leader as this node knows it (`leaderId` undefined while unknown). */
   leaderAndEpoch(): LeaderAndEpoch;
   /** Undefined for an observer that has no node id. */
   nodeId(): number | undefined;
@@ -89,6 +103,7 @@ export interface RaftClient {
    * The batch is not appended until `schedulePreparedAppend()`.
    */
   prepareAppend(epoch: number, records: readonly Buffer[]): number;
+  /** Lets batches prepared by `prepareAppend` drain to the log on the next poll (no-op when not leader). */
   schedulePreparedAppend(): void;
   /** `prepareAppend` + `schedulePreparedAppend`. */
   scheduleAppend(epoch: number, records: readonly Buffer[]): number;
@@ -99,9 +114,12 @@ export interface RaftClient {
    * (≤ HWM) batch-aligned offset whose epoch matches the log. Undefined if that snapshot exists.
    */
   createSnapshot(snapshotId: OffsetAndEpoch, lastContainedLogTimestamp: number): SnapshotWriter | undefined;
+  /** The newest frozen snapshot's id, or undefined when the log has none. */
   latestSnapshotId(): OffsetAndEpoch | undefined;
+  /** The log end offset: the offset the next appended record gets. */
   logEndOffset(): number;
   /** Begins a graceful shutdown; poll until `isShutdownComplete()`. */
   shutdown(timeoutMs: number, nowMs: number): void;
+  /** True once the shutdown started by `shutdown` has finished; no more callbacks follow. */
   isShutdownComplete(): boolean;
 }

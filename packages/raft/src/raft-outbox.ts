@@ -32,6 +32,7 @@ export interface ElectionStateWrite {
   readonly dataVersion: QuorumStateDataVersion;
 }
 
+/** What the core hands to the IO layer to send: a new request to a peer, or the response to a received request. */
 export type OutboundMessage =
   | { readonly kind: 'request'; readonly request: OutboundRequest }
   | { readonly kind: 'response'; readonly request: InboundRequest; readonly data: unknown };

@@ -33,12 +33,14 @@ export class ReplicaKey {
     return this.directoryId.equals(other.directoryId);
   }
 
+  /** Exact equality: same id and same directory id, an unknown directory id equal only to an unknown one. */
   equals(other: ReplicaKey): boolean {
     if (this.id !== other.id) return false;
     if (this.directoryId === undefined) return other.directoryId === undefined;
     return this.directoryId.equals(other.directoryId);
   }
 
+  /** `id` or `id:directoryId`, for logs and error messages. */
   toString(): string {
     return this.directoryId === undefined ? `${this.id}` : `${this.id}:${this.directoryId.toString()}`;
   }

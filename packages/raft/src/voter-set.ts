@@ -9,6 +9,10 @@ export interface SupportedVersionRange {
   readonly maxVersion: number;
 }
 
+/**
+ * One voter of the quorum (Kafka's `VoterSet.VoterNode`): its replica key, the listener endpoints it is
+ * reached on, and the range of kraft.version it supports.
+ */
 export interface VoterNode {
   readonly voterKey: ReplicaKey;
   readonly listeners: Endpoints;
@@ -32,6 +36,10 @@ export class VoterSet {
     this.voters = voters;
   }
 
+  /**
+   * Builds a set from voter nodes, kept in ascending id order.
+   * @throws InvalidConfigurationError when two nodes have the same voter id.
+   */
   static fromNodes(nodes: Iterable<VoterNode>): VoterSet {
     const sorted = [...nodes].sort((left, right) => left.voterKey.id - right.voterKey.id);
     const map = new Map<number, VoterNode>();
@@ -67,18 +75,22 @@ export class VoterSet {
     );
   }
 
+  /** A new array of the voter ids, ascending. */
   voterIds(): number[] {
     return [...this.voters.keys()];
   }
 
+  /** A new array of the voters' replica keys (id and directory id), ascending by id. */
   voterKeys(): ReplicaKey[] {
     return [...this.voters.values()].map((node) => node.voterKey);
   }
 
+  /** A new array of the voter nodes, ascending by id. */
   voterNodes(): VoterNode[] {
     return [...this.voters.values()];
   }
 
+  /** The number of voters. */
   size(): number {
     return this.voters.size;
   }
@@ -88,6 +100,7 @@ export class VoterSet {
     return Math.floor(this.voters.size / 2) + 1;
   }
 
+  /** True when some voter has this node id, whatever its directory id. */
   isVoterId(id: number): boolean {
     return this.voters.has(id);
   }
@@ -103,19 +116,26 @@ export class VoterSet {
     return this.voters.size === 1 && this.isVoter(key);
   }
 
+  /** The voter with this node id, or undefined when it is not a voter. */
   voterNode(id: number): VoterNode | undefined {
     return this.voters.get(id);
   }
 
+  /** The voter's listener endpoints; `Endpoints.EMPTY` when the id is not a voter. */
   listeners(id: number): Endpoints {
     return this.voters.get(id)?.listeners ?? Endpoints.EMPTY;
   }
 
+  /** A new set with `node` added (AddRaftVoter), or undefined when its id is already a voter. */
   addVoter(node: VoterNode): VoterSet | undefined {
     if (this.voters.has(node.voterKey.id)) return undefined;
     return VoterSet.fromNodes([...this.voters.values(), node]);
   }
 
+  /**
+   * A new set without the voter (RemoveRaftVoter), or undefined when no voter matches `key` under the
+   * ReplicaKey rule (same id, and same directory id when both are known).
+   */
   removeVoter(key: ReplicaKey): VoterSet | undefined {
     const existing = this.voters.get(key.id);
     if (existing === undefined || !existing.voterKey.matches(key)) return undefined;

@@ -36,12 +36,18 @@ const INT32_MAX = 0x7fff_ffff;
 /** `writeFileAtomically`'s temporary file, removed by `clear` too. */
 const TEMP_SUFFIX = '.tmp';
 
+/** Where a `FileQuorumStateStore` keeps its file, and the file system it uses. */
 export interface FileQuorumStateStoreOptions {
   readonly fileSystem: FileSystem;
   /** The file itself, e.g. `<log dir>/__cluster_metadata-0/quorum-state`. */
   readonly path: string;
 }
 
+/**
+ * The `quorum-state` JSON file (Kafka's `FileQuorumStateStore`): the durable election state, written
+ * atomically through a temporary file and rename. A file too large or unparsable is reported as
+ * `CorruptQuorumStateError`, never silently reset.
+ */
 export class FileQuorumStateStore implements QuorumStateStore {
   private readonly fileSystem: FileSystem;
   private readonly filePath: string;

@@ -6,6 +6,7 @@
 import { type RaftLogOpenOptions, RaftLog as SegmentedRaftLog } from '@kraft/log';
 import type { RaftLog } from '../ports/raft-log.js';
 
+/** Options for opening the segmented metadata log; the same as `@kraft/log`'s `RaftLogOpenOptions`. */
 export type KafkaRaftLogOptions = RaftLogOpenOptions;
 
 /** Opens (recovering if needed) `<dir>/__cluster_metadata-0` as the core's RaftLog. */

@@ -36,20 +36,29 @@ import type { ElectionStateWrite, OperationCompletion, RaftReady } from '../raft
 
 /** What the driver needs from the client (KafkaRaftClient satisfies it structurally). */
 export interface DrivenRaftClient {
+  /** Runs the core once; returns the absolute time in ms by which `poll` must run again. */
   poll(nowMs: number): number;
   /** Queues a request for the next `poll`; false when the client's inbound queue is full. */
   handleRequest(request: InboundRequest, nowMs: number): boolean;
   /** Queues a response for the next `poll`; false when the client's inbound queue is full. */
   handleResponse(response: InboundResponse, nowMs: number): boolean;
+  /** Reports that the log is durable below `offset` (the driver's `flush` resolved to it). */
   onLogFlushed(offset: number, nowMs: number): void;
   /** The election write to start and the messages free to leave (see RaftOutbox). */
   ready(): RaftReady;
+  /** Reports that the election write `ready().electionState` with this id is durable. */
   onElectionStatePersisted(id: number, nowMs: number): void;
+  /** Begins a graceful shutdown with deadline `nowMs + timeoutMs` (a leader resigns first); repeats are ignored. */
   shutdown(timeoutMs: number, nowMs: number): void;
+  /** True once the shutdown begun by `shutdown` has finished. */
   isShutdownComplete(): boolean;
+  /** The current epoch and its leader as the core knows it. */
   leaderAndEpoch(): LeaderAndEpoch;
+  /** The high watermark, or undefined until the core knows one. */
   highWatermark(): number | undefined;
+  /** This node's id; undefined for an observer without one. */
   nodeId(): number | undefined;
+  /** Appends one batch as leader of `epoch` and returns its last offset (errors as `RaftClient.scheduleAppend`). */
   scheduleAppend(epoch: number, records: readonly Buffer[]): number;
   /** Registers a read barrier; its outcome comes back in `ready().completions` under the id. */
   readIndex(nowMs: number, timeoutMs: number): number;
@@ -66,9 +75,13 @@ export interface DrivenRaftClient {
 
 /** What the driver needs from the log (the RaftLog port's durability half). */
 export interface DrivenRaftLog {
+  /** The log end offset: the next offset to assign. */
   endOffset(): number;
+  /** The end offset known durable: every offset below it survives a crash. */
   lastFlushedOffset(): number;
+  /** Asynchronous fdatasync of everything appended; resolves to the durable end offset. */
   flush(): Promise<number>;
+  /** Flushes and closes the log at shutdown. */
   close(): void;
 }
 
@@ -99,6 +112,7 @@ export type DrivenNetworkChannel = Pick<NetworkChannel, 'send' | 'sendResponse'>
 /** Where the driver writes the election states `client.ready()` hands out. */
 export type DrivenQuorumStateStore = Pick<QuorumStateStore, 'writeElectionState'>;
 
+/** What a `RaftDriver` runs: the client, its log, network, election-state store and clock. */
 export interface RaftDriverOptions {
   readonly client: DrivenRaftClient;
   readonly log: DrivenRaftLog;
@@ -173,6 +187,10 @@ interface PendingOperation {
   reject(error: unknown): void;
 }
 
+/**
+ * The IO half around the pure core: it polls the client, sends what `ready()` hands out, writes
+ * election states, flushes the log and reports each back, all on one logical thread.
+ */
 export class RaftDriver {
   private readonly client: DrivenRaftClient;
   private readonly log: DrivenRaftLog;

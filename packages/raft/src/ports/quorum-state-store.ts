@@ -26,6 +26,7 @@ export interface QuorumStateData {
 /** Which data version a store writes: 0 under kraft.version 0, 1 under kraft.version 1. */
 export type QuorumStateDataVersion = 0 | 1;
 
+/** Port for the durable election state (epoch, leader, vote) that must survive a restart. */
 export interface QuorumStateStore {
   /** The stored election, or `undefined` when nothing was ever written (a fresh node). */
   readElectionState(): QuorumStateData | undefined;

@@ -29,6 +29,7 @@ export function compareOffsetAndEpoch(left: OffsetAndEpoch, right: OffsetAndEpoc
   return 0;
 }
 
+/** The offsets an append assigned: first and last offset of the appended batches, both inclusive. */
 export interface LogAppendInfo {
   readonly firstOffset: number;
   readonly lastOffset: number;
@@ -41,6 +42,7 @@ export interface LogOffsetMetadata {
   readonly relativePositionBytes: number;
 }
 
+/** A read from the log: the record batches and the physical position of the first one. */
 export interface LogFetchInfo {
   readonly records: Records;
   readonly startOffsetMetadata: LogOffsetMetadata;
@@ -52,13 +54,16 @@ export type ValidOffsetAndEpoch =
   | { readonly kind: 'diverging'; readonly offsetAndEpoch: OffsetAndEpoch }
   | { readonly kind: 'snapshot'; readonly offsetAndEpoch: OffsetAndEpoch };
 
+/** Byte-level writer of one snapshot file (Kafka's `RawSnapshotWriter`): a `.part` file until frozen. */
 export interface RawSnapshotWriter {
   readonly snapshotId: OffsetAndEpoch;
+  /** Bytes written so far. */
   sizeInBytes(): number;
   /** Appends whole batches (the typed SnapshotWriter's path). */
   append(records: MemoryRecords): void;
   /** Appends raw bytes at the current position (FetchSnapshot chunks are not batch aligned). */
   appendUnaligned(bytes: Buffer): void;
+  /** True once `freeze()` returned: the snapshot is durable and no longer accepts appends. */
   isFrozen(): boolean;
   /**
    * fsync, atomic rename `.part` → `.checkpoint`, directory fsync (synchronous). On return the
@@ -70,8 +75,10 @@ export interface RawSnapshotWriter {
   close(): void;
 }
 
+/** Byte-level reader of one frozen snapshot (Kafka's `RawSnapshotReader`). */
 export interface RawSnapshotReader {
   readonly snapshotId: OffsetAndEpoch;
+  /** The snapshot's total size in bytes. */
   sizeInBytes(): number;
   /** The whole snapshot (a FileRecords in `@kraft/log`; in-memory logs may return MemoryRecords). */
   records(): Records;
@@ -80,9 +87,14 @@ export interface RawSnapshotReader {
    * (the bytes, not whole batches).
    */
   slice(position: number, size: number): Records;
+  /** Releases the file handle; readers from `readSnapshot` are closed by their log instead. */
   close(): void;
 }
 
+/**
+ * Port for the replicated metadata log and its snapshots (Kafka's `ReplicatedLog`). All offsets are
+ * log offsets; the core calls it synchronously except for `flush`.
+ */
 export interface RaftLog {
   /** Assigns offsets from `endOffset()` and stamps `epoch` as the partition leader epoch. */
   appendAsLeader(records: MemoryRecords, epoch: number): LogAppendInfo;
@@ -93,9 +105,11 @@ export interface RaftLog {
    * the high watermark's byte position (never past it, KAFKA-20841).
    */
   read(startOffset: number, isolation: Isolation, maxSizeBytes?: number): LogFetchInfo;
+  /** The log start offset: the first offset still readable (after a snapshot it is the snapshot's end). */
   startOffset(): number;
   /** The log end offset: the next offset to assign. */
   endOffset(): number;
+  /** The high watermark: every offset below it is committed. */
   highWatermark(): number;
   /** Monotonic; clamps to `endOffset()`. */
   updateHighWatermark(offset: number): void;
@@ -103,6 +117,10 @@ export interface RaftLog {
   lastFetchedEpoch(): number;
   /** The end offset of `epoch` (start of the next higher epoch) and the largest epoch ≤ `epoch`. */
   endOffsetForEpoch(epoch: number): OffsetAndEpoch;
+  /**
+   * Checks a follower's fetch position (Kafka's `validateOffsetAndEpoch`): valid, diverging (with the
+   * offset and epoch to truncate to), or below the log start (the snapshot it must fetch).
+   */
   validateOffsetAndEpoch(offset: number, epoch: number): ValidOffsetAndEpoch;
   /** Never below the high watermark (typed error); lowers `lastFlushedOffset()` if needed. */
   truncateTo(offset: number): void;
@@ -112,6 +130,7 @@ export interface RaftLog {
    * epoch), resets the log to start at it and returns true.
    */
   truncateToLatestSnapshot(): boolean;
+  /** Records that `epoch` starts at `endOffset()` in the leader-epoch cache, as a new leader does first. */
   initializeLeaderEpoch(epoch: number): void;
   /** Asynchronous fdatasync of everything appended so far; resolves to the durable end offset. */
   flush(): Promise<number>;
@@ -141,8 +160,11 @@ export interface RaftLog {
    * the snapshot is deleted): callers never close it.
    */
   readSnapshot(snapshotId: OffsetAndEpoch): RawSnapshotReader | undefined;
+  /** The id of the newest frozen snapshot, or undefined when there is none. */
   latestSnapshotId(): OffsetAndEpoch | undefined;
+  /** The id of the oldest frozen snapshot still kept, or undefined when there is none. */
   earliestSnapshotId(): OffsetAndEpoch | undefined;
+  /** Registers a snapshot its writer just froze; the log's own writers call it, callers never do. */
   onSnapshotFrozen(snapshotId: OffsetAndEpoch): void;
   /**
    * Advances the log start to the snapshot, dropping segments and older snapshots below it; false

@@ -26,8 +26,11 @@ import type { OffsetAndEpoch } from '../ports/raft-log.js';
 import type { LeaderAndEpoch } from '../raft-client.js';
 import type { ReplicaKey } from '../replica-key.js';
 
+/** The KRaft metadata log's topic name (Kafka's `Topic.CLUSTER_METADATA_TOPIC_NAME`). */
 export const METADATA_TOPIC_NAME = '__cluster_metadata';
+/** The metadata log's only partition; every raft RPC names this partition index. */
 export const METADATA_PARTITION_INDEX = 0;
+/** The metadata topic's fixed topic id (Kafka's `Uuid.METADATA_TOPIC_ID`), used by RPC versions that carry topic ids. */
 export const METADATA_TOPIC_ID = Uuid.METADATA_TOPIC_ID;
 
 /** The one topic a raft client replicates: its name and topic id travel in every RPC. */
