@@ -5,32 +5,10 @@ import { NotLeaderError } from './errors/not-leader-error.js';
 import { PendingReadsFullError } from './errors/pending-reads-full-error.js';
 import { RaftTimeoutError } from './errors/raft-timeout-error.js';
 import { RaftApiKey } from './kafka-raft-client.js';
-import type { OperationCompletion } from './raft-outbox.js';
 import { singlePartition } from './rpc/raft-messages.js';
 import { MAX_PENDING_READS } from './states/pending-reads.js';
 
-const FETCH = RaftApiKey.FETCH;
 const TIMEOUT_MS = 2000;
-
-/** Voter `voterId` fetches at `fetchOffset` in `epoch` (maxWaitMs 0: answered at once unless given). */
-function fetchFrom(
-  context: RaftClientTestContext,
-  voterId: number,
-  epoch: number,
-  fetchOffset: number,
-  maxWaitMs = 0,
-): void {
-  const lastFetchedEpoch = fetchOffset === 0 ? 0 : Math.min(epoch, context.log.lastFetchedEpoch());
-  context.deliverRequest(
-    FETCH,
-    context.fetchRequest({ epoch, replicaId: voterId, fetchOffset, lastFetchedEpoch, maxWaitMs }),
-    voterId,
-  );
-}
-
-function completionOf(context: RaftClientTestContext, id: number): OperationCompletion | undefined {
-  return context.completions.find((completion) => completion.id === id);
-}
 
 function readIndex(context: RaftClientTestContext, timeoutMs = TIMEOUT_MS): number {
   return context.client.readIndex(context.time.milliseconds(), timeoutMs);
@@ -39,14 +17,8 @@ function readIndex(context: RaftClientTestContext, timeoutMs = TIMEOUT_MS): numb
 /** A leader of voters 0, 1 and 2 whose high watermark covers its epoch start and one data batch. */
 async function committedLeader() {
   const context = await RaftClientTestContext.builder(0, [0, 1, 2]).build();
-  const epoch = await context.becomeLeader();
-  await context.advanceHighWatermarkAsLeader();
-  context.client.scheduleAppend(epoch, [Buffer.from('a')]);
-  await context.poll();
-  fetchFrom(context, 1, epoch, context.log.endOffset());
-  await context.poll();
-  context.channel.drainSentResponses();
-  return { context, epoch, highWatermark: context.client.highWatermark() as number };
+  const { epoch, highWatermark } = await context.becomeLeaderWithCommittedBatch();
+  return { context, epoch, highWatermark };
 }
 
 describe('read index (linearizable read barrier)', () => {
@@ -55,7 +27,7 @@ describe('read index (linearizable read barrier)', () => {
     await context.pollUntil(() => context.client.highWatermark() !== undefined);
     const id = readIndex(context);
     await context.poll();
-    expect(completionOf(context, id)).toEqual({
+    expect(context.completion(id)).toEqual({
       kind: 'read-index',
       id,
       readOffset: context.client.highWatermark(),
@@ -69,15 +41,15 @@ describe('read index (linearizable read barrier)', () => {
     expect(context.client.highWatermark()).toBeUndefined();
     const id = readIndex(context);
     // Two fetches at the epoch start: the second proves the epoch, but nothing of it is committed.
-    fetchFrom(context, 1, epoch, 0);
+    context.deliverVoterFetch(1, epoch, 0);
     await context.poll();
-    fetchFrom(context, 1, epoch, 0);
+    context.deliverVoterFetch(1, epoch, 0);
     await context.poll();
-    expect(completionOf(context, id)).toBeUndefined();
-    fetchFrom(context, 1, epoch, 1);
+    expect(context.completion(id)).toBeUndefined();
+    context.deliverVoterFetch(1, epoch, 1);
     await context.poll();
     expect(context.client.highWatermark()).toBe(1);
-    expect(completionOf(context, id)).toEqual({ kind: 'read-index', id, readOffset: 1 });
+    expect(context.completion(id)).toEqual({ kind: 'read-index', id, readOffset: 1 });
   });
 
   it('the read offset is the high watermark at registration', async () => {
@@ -85,12 +57,12 @@ describe('read index (linearizable read barrier)', () => {
     const id = readIndex(context);
     context.client.scheduleAppend(epoch, [Buffer.from('b')]);
     await context.poll();
-    fetchFrom(context, 1, epoch, highWatermark);
+    context.deliverVoterFetch(1, epoch, highWatermark);
     await context.poll();
-    fetchFrom(context, 1, epoch, context.log.endOffset());
+    context.deliverVoterFetch(1, epoch, context.log.endOffset());
     await context.poll();
     expect(context.client.highWatermark()).toBeGreaterThan(highWatermark);
-    expect(completionOf(context, id)).toEqual({ kind: 'read-index', id, readOffset: highWatermark });
+    expect(context.completion(id)).toEqual({ kind: 'read-index', id, readOffset: highWatermark });
   });
 
   it('a fetch that arrives after registration but may have been sent before it does not confirm', async () => {
@@ -98,26 +70,26 @@ describe('read index (linearizable read barrier)', () => {
     const id = readIndex(context);
     await context.poll();
     // Answered before the registration: this fetch could have left voter 1 before the read began.
-    fetchFrom(context, 1, epoch, highWatermark);
+    context.deliverVoterFetch(1, epoch, highWatermark);
     await context.poll();
-    expect(completionOf(context, id)).toBeUndefined();
+    expect(context.completion(id)).toBeUndefined();
     // Sent after voter 1 received an answer given after the registration: it proves the epoch.
-    fetchFrom(context, 1, epoch, highWatermark);
+    context.deliverVoterFetch(1, epoch, highWatermark);
     await context.poll();
-    expect(completionOf(context, id)).toEqual({ kind: 'read-index', id, readOffset: highWatermark });
+    expect(context.completion(id)).toEqual({ kind: 'read-index', id, readOffset: highWatermark });
   });
 
   it('a read confirmed only by stale-epoch fetches is not confirmed', async () => {
     const { context, epoch, highWatermark } = await committedLeader();
     const id = readIndex(context);
     // Answered after the registration: the next fetch of each voter would prove the epoch...
-    fetchFrom(context, 1, epoch, highWatermark);
-    fetchFrom(context, 2, epoch, highWatermark);
+    context.deliverVoterFetch(1, epoch, highWatermark);
+    context.deliverVoterFetch(2, epoch, highWatermark);
     await context.poll();
     context.channel.drainSentResponses();
     // ...but these carry an older epoch: they are fenced and prove nothing of this one.
-    fetchFrom(context, 1, epoch - 1, highWatermark);
-    fetchFrom(context, 2, epoch - 1, highWatermark);
+    context.deliverVoterFetch(1, epoch - 1, highWatermark);
+    context.deliverVoterFetch(2, epoch - 1, highWatermark);
     await context.poll();
     const answers = context.channel.drainSentResponses();
     expect(answers).toHaveLength(2);
@@ -125,10 +97,10 @@ describe('read index (linearizable read barrier)', () => {
       const partition = singlePartition((answer.data as FetchResponseData).responses);
       expect(partition?.errorCode).toBe(Errors.FENCED_LEADER_EPOCH.code);
     }
-    expect(completionOf(context, id)).toBeUndefined();
-    fetchFrom(context, 1, epoch, highWatermark);
+    expect(context.completion(id)).toBeUndefined();
+    context.deliverVoterFetch(1, epoch, highWatermark);
     await context.poll();
-    expect(completionOf(context, id)?.kind).toBe('read-index');
+    expect(context.completion(id)?.kind).toBe('read-index');
   });
 
   it('needs a majority: one voter of five besides the leader is not enough', async () => {
@@ -137,27 +109,27 @@ describe('read index (linearizable read barrier)', () => {
     await context.advanceHighWatermarkAsLeader();
     const endOffset = context.log.endOffset();
     const id = readIndex(context);
-    for (let round = 0; round < 2; round += 1) fetchFrom(context, 1, epoch, endOffset);
+    for (let round = 0; round < 2; round += 1) context.deliverVoterFetch(1, epoch, endOffset);
     await context.poll();
-    expect(completionOf(context, id)).toBeUndefined();
-    for (let round = 0; round < 2; round += 1) fetchFrom(context, 2, epoch, endOffset);
+    expect(context.completion(id)).toBeUndefined();
+    for (let round = 0; round < 2; round += 1) context.deliverVoterFetch(2, epoch, endOffset);
     await context.poll();
-    expect(completionOf(context, id)?.kind).toBe('read-index');
+    expect(context.completion(id)?.kind).toBe('read-index');
   });
 
   it('answers the parked fetches at registration, without waiting for their max wait', async () => {
     const { context, epoch } = await committedLeader();
     const endOffset = context.log.endOffset();
-    fetchFrom(context, 1, epoch, endOffset, 500);
-    fetchFrom(context, 2, epoch, endOffset, 500);
+    context.deliverVoterFetch(1, epoch, endOffset, 500);
+    context.deliverVoterFetch(2, epoch, endOffset, 500);
     await context.poll();
     expect(context.channel.drainSentResponses()).toHaveLength(0);
     const id = readIndex(context);
     context.carryOutReady();
     expect(context.channel.drainSentResponses()).toHaveLength(2);
-    fetchFrom(context, 1, epoch, endOffset, 500);
+    context.deliverVoterFetch(1, epoch, endOffset, 500);
     await context.poll();
-    expect(completionOf(context, id)?.kind).toBe('read-index');
+    expect(context.completion(id)?.kind).toBe('read-index');
   });
 
   it("fails a deposed leader's pending read with NotLeaderError", async () => {
@@ -165,7 +137,7 @@ describe('read index (linearizable read barrier)', () => {
     const id = readIndex(context);
     context.deliverRequest(RaftApiKey.BEGIN_QUORUM_EPOCH, context.beginEpochRequest(epoch + 1, 1), 1);
     await context.poll();
-    const completion = completionOf(context, id);
+    const completion = context.completion(id);
     expect(completion?.kind).toBe('failed');
     expect(completion?.kind === 'failed' && completion.error).toBeInstanceOf(NotLeaderError);
   });
@@ -176,10 +148,10 @@ describe('read index (linearizable read barrier)', () => {
     await context.poll();
     context.sleep(99);
     await context.poll();
-    expect(completionOf(context, id)).toBeUndefined();
+    expect(context.completion(id)).toBeUndefined();
     context.sleep(1);
     const deadline = await context.poll();
-    const completion = completionOf(context, id);
+    const completion = context.completion(id);
     expect(completion?.kind === 'failed' && completion.error).toBeInstanceOf(RaftTimeoutError);
     expect(deadline).toBeGreaterThan(context.time.milliseconds());
   });
