@@ -57,6 +57,32 @@ describe('leadership transfer', () => {
     expect(context.completion(id)).toBeUndefined();
   });
 
+  it('resigns only once the batches still lingering in the accumulator reached the target', async () => {
+    const lingerMs = 50;
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2])
+      .withConfig({ appendLingerMs: lingerMs })
+      .build();
+    const epoch = await context.becomeLeader();
+    await context.advanceHighWatermarkAsLeader();
+    context.client.scheduleAppend(epoch, [Buffer.from('a')]);
+    const id = transfer(context, 1);
+    await context.poll();
+    // The target holds the whole log, but 'a' still waits in the accumulator: resigning now
+    // would drop a batch whose offset the caller already has.
+    const endOffset = context.log.endOffset();
+    context.deliverVoterFetch(1, epoch, endOffset);
+    await context.poll();
+    expect(context.client.quorumState().isLeader()).toBe(true);
+    expect(context.sentRequests(RaftApiKey.END_QUORUM_EPOCH)).toHaveLength(0);
+    context.sleep(lingerMs);
+    await context.poll();
+    expect(context.log.endOffset()).toBeGreaterThan(endOffset);
+    context.deliverVoterFetch(1, epoch, context.log.endOffset());
+    await context.poll();
+    expect(context.client.quorumState().isResigned()).toBe(true);
+    expect(context.completion(id)).toBeUndefined();
+  });
+
   it('completes once the target leads the next epoch', async () => {
     const { context, epoch } = await leaderWithLaggingVoter();
     const id = transfer(context, 1);
