@@ -1,12 +1,17 @@
 import { Errors, type FetchResponseData } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
+import { MockLog } from '../test/kit/mock-log.js';
+import { MockNetworkChannel } from '../test/kit/mock-network-channel.js';
+import { MockQuorumStateStore } from '../test/kit/mock-quorum-state-store.js';
 import { RaftClientTestContext } from '../test/kit/raft-client-test-context.js';
 import { NotLeaderError } from './errors/not-leader-error.js';
 import { PendingReadsFullError } from './errors/pending-reads-full-error.js';
 import { RaftTimeoutError } from './errors/raft-timeout-error.js';
-import { RaftApiKey } from './kafka-raft-client.js';
+import { KafkaRaftClient, RaftApiKey } from './kafka-raft-client.js';
+import { SeededRandom } from './ports/random.js';
 import { singlePartition } from './rpc/raft-messages.js';
 import { MAX_PENDING_READS } from './states/pending-reads.js';
+import { VoterSet } from './voter-set.js';
 
 const TIMEOUT_MS = 2000;
 
@@ -161,6 +166,26 @@ describe('read index (linearizable read barrier)', () => {
     readIndex(context, 100);
     const deadline = context.client.poll(context.time.milliseconds());
     expect(deadline).toBeLessThanOrEqual(context.time.milliseconds() + 100);
+  });
+
+  it('is refused, as are transfers and appends, by a leader that is shutting down', () => {
+    // The one way to lead while shutting down that a caller can see: a lone voter told to shut
+    // down before it started wins its election in `initialize` (later wins resign in that poll).
+    const client = new KafkaRaftClient({
+      nodeId: 0,
+      voters: VoterSet.fromIds([0]),
+      log: new MockLog(),
+      network: new MockNetworkChannel(),
+      quorumStateStore: new MockQuorumStateStore(),
+      random: new SeededRandom(1),
+    });
+    client.shutdown(1000, 0);
+    client.initialize(0);
+    expect(client.quorumState().isLeader()).toBe(true);
+    expect(() => client.readIndex(0, TIMEOUT_MS)).toThrow(NotLeaderError);
+    expect(() => client.transferLeadership(0, 0, TIMEOUT_MS)).toThrow(NotLeaderError);
+    const epoch = client.leaderAndEpoch().epoch;
+    expect(() => client.scheduleAppend(epoch, [Buffer.from('a')])).toThrow(NotLeaderError);
   });
 
   it('is refused by a node that does not lead, and past the bound of pending reads', async () => {

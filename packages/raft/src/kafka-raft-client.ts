@@ -434,7 +434,7 @@ export class KafkaRaftClient implements RaftClient {
   }
 
   private append(epoch: number, records: readonly Buffer[], delayDrain: boolean): number {
-    if (!this.initialized || !this.quorum.isLeader() || this.shutdownDeadlineMs !== undefined) {
+    if (!this.isLeadingAndOpen()) {
       throw new NotLeaderError(`node ${this.options.nodeId} is not the leader of epoch ${epoch}`, epoch);
     }
     const leader = this.quorum.leaderStateOrThrow();
@@ -484,8 +484,16 @@ export class KafkaRaftClient implements RaftClient {
     return id;
   }
 
+  /**
+   * This node may start leader work: it leads and is not shutting down (a candidate that wins
+   * during shutdown leads only to resign).
+   */
+  private isLeadingAndOpen(): boolean {
+    return this.initialized && this.quorum.isLeader() && this.shutdownDeadlineMs === undefined;
+  }
+
   private checkLeading(operation: string): void {
-    if (!this.initialized || !this.quorum.isLeader() || this.shutdownDeadlineMs !== undefined) {
+    if (!this.isLeadingAndOpen()) {
       const epoch = this.quorum.epoch();
       throw new NotLeaderError(
         `node ${this.options.nodeId} cannot start a ${operation}: it does not lead epoch ${epoch}`,
