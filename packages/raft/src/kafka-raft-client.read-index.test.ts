@@ -161,6 +161,26 @@ describe('read index (linearizable read barrier)', () => {
     expect(deadline).toBeGreaterThan(context.time.milliseconds());
   });
 
+  it('fails only the expired reads, keeps the others waiting, and polls by the next deadline', async () => {
+    const { context, epoch, highWatermark } = await committedLeader();
+    const late = readIndex(context, 300);
+    const early = readIndex(context, 100);
+    await context.poll();
+    context.sleep(100);
+    const deadline = await context.poll();
+    const failed = context.completion(early);
+    expect(failed?.kind === 'failed' && failed.error).toBeInstanceOf(RaftTimeoutError);
+    expect(context.completion(late)).toBeUndefined();
+    expect(deadline).toBeLessThanOrEqual(context.time.milliseconds() + 200);
+    // The first fetch is answered after both registrations; the second proves the epoch.
+    for (let round = 0; round < 2; round += 1) {
+      context.deliverVoterFetch(1, epoch, highWatermark);
+      await context.poll();
+    }
+    expect(context.completion(late)).toEqual({ kind: 'read-index', id: late, readOffset: highWatermark });
+    expect(context.completions.filter((completion) => completion.id === early)).toHaveLength(1);
+  });
+
   it('polls again by the deadline of a pending read', async () => {
     const { context } = await committedLeader();
     readIndex(context, 100);
