@@ -188,6 +188,14 @@ describe('read index (linearizable read barrier)', () => {
     expect(deadline).toBeLessThanOrEqual(context.time.milliseconds() + 100);
   });
 
+  it('a refused read uses up no operation id', async () => {
+    const { context } = await committedLeader();
+    let lastId = -1;
+    for (let read = 0; read < MAX_PENDING_READS; read += 1) lastId = readIndex(context);
+    expect(() => readIndex(context)).toThrow(PendingReadsFullError);
+    expect(context.client.transferLeadership(0, context.time.milliseconds(), TIMEOUT_MS)).toBe(lastId + 1);
+  });
+
   it('is refused, as are transfers and appends, by a leader that is shutting down', () => {
     // The one way to lead while shutting down that a caller can see: a lone voter told to shut
     // down before it started wins its election in `initialize` (later wins resign in that poll).

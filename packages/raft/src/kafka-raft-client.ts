@@ -460,10 +460,7 @@ export class KafkaRaftClient implements RaftClient {
   readIndex(nowMs: number, timeoutMs: number): number {
     checkInteger('readIndex: timeoutMs', timeoutMs, { minimum: 0 });
     this.checkLeading('read');
-    const id = this.nextOperationId++;
-    this.readBarriers.register(id, nowMs, timeoutMs);
-    this.requestWakeup();
-    return id;
+    return this.startOperation((id) => this.readBarriers.register(id, nowMs, timeoutMs));
   }
 
   /**
@@ -477,10 +474,15 @@ export class KafkaRaftClient implements RaftClient {
     checkInteger('transferLeadership: targetId', targetId, { minimum: 0 });
     checkInteger('transferLeadership: timeoutMs', timeoutMs, { minimum: 0 });
     this.checkLeading('leadership transfer');
+    return this.startOperation((id) => this.leadershipTransfer.start(id, targetId, nowMs, timeoutMs));
+  }
+
+  /** Starts an operation under the next id, which is used up only when `start` does not throw. */
+  private startOperation(start: (id: number) => void): number {
     const id = this.nextOperationId;
-    this.leadershipTransfer.start(id, targetId, nowMs, timeoutMs);
-    this.requestWakeup();
+    start(id);
     this.nextOperationId += 1;
+    this.requestWakeup();
     return id;
   }
 
