@@ -1,6 +1,5 @@
 export { Endpoints } from './endpoints.js';
 export { BatchAccumulatorFullError } from './errors/batch-accumulator-full-error.js';
-// RaftNode (src/node): the one object an application embeds.
 export { IndeterminateError, type IndeterminateReason } from './errors/indeterminate-error.js';
 export { InvalidConfigurationError } from './errors/invalid-configuration-error.js';
 export { InvalidSnapshotError } from './errors/invalid-snapshot-error.js';
@@ -50,6 +49,7 @@ export {
   type RaftClientObservableState,
   type RpcVersions,
 } from './kafka-raft-client.js';
+// RaftNode (src/node): the one object an application embeds.
 export {
   ensureLogDirectoryFormatted,
   type LogDirectoryFormat,

@@ -5,30 +5,12 @@ import { LeadershipTransferError } from './errors/leadership-transfer-error.js';
 import { NotLeaderError } from './errors/not-leader-error.js';
 import { RaftTimeoutError } from './errors/raft-timeout-error.js';
 import { RaftApiKey } from './kafka-raft-client.js';
-import type { OperationCompletion } from './raft-outbox.js';
 import { singlePartition } from './rpc/raft-messages.js';
 
 const TIMEOUT_MS = 5000;
 
-function fetchFrom(
-  context: RaftClientTestContext,
-  voterId: number,
-  epoch: number,
-  fetchOffset: number,
-): void {
-  context.deliverRequest(
-    RaftApiKey.FETCH,
-    context.fetchRequest({ epoch, replicaId: voterId, fetchOffset, lastFetchedEpoch: epoch }),
-    voterId,
-  );
-}
-
-function completionOf(context: RaftClientTestContext, id: number): OperationCompletion | undefined {
-  return context.completions.find((completion) => completion.id === id);
-}
-
 function failureOf(context: RaftClientTestContext, id: number): unknown {
-  const completion = completionOf(context, id);
+  const completion = context.completion(id);
   return completion?.kind === 'failed' ? completion.error : undefined;
 }
 
@@ -50,15 +32,7 @@ function sentPreferredSuccessors(context: RaftClientTestContext): number[][] {
  */
 async function leaderWithLaggingVoter() {
   const context = await RaftClientTestContext.builder(0, [0, 1, 2]).build();
-  const epoch = await context.becomeLeader();
-  await context.advanceHighWatermarkAsLeader();
-  const laggingOffset = context.log.endOffset();
-  context.client.scheduleAppend(epoch, [Buffer.from('a')]);
-  await context.poll();
-  fetchFrom(context, 1, epoch, context.log.endOffset());
-  await context.poll();
-  context.channel.drainSentResponses();
-  expect(context.client.highWatermark()).toBe(context.log.endOffset());
+  const { epoch, laggingOffset } = await context.becomeLeaderWithCommittedBatch();
   return { context, epoch, laggingOffset };
 }
 
@@ -68,11 +42,11 @@ describe('leadership transfer', () => {
     const id = transfer(context, 2);
     await context.poll();
     expect(() => context.client.scheduleAppend(epoch, [Buffer.from('b')])).toThrow(NotLeaderError);
-    fetchFrom(context, 2, epoch, laggingOffset);
+    context.deliverVoterFetch(2, epoch, laggingOffset);
     await context.poll();
     expect(context.client.quorumState().isLeader()).toBe(true);
     expect(context.sentRequests(RaftApiKey.END_QUORUM_EPOCH)).toHaveLength(0);
-    fetchFrom(context, 2, epoch, context.log.endOffset());
+    context.deliverVoterFetch(2, epoch, context.log.endOffset());
     await context.poll();
     expect(context.client.quorumState().isResigned()).toBe(true);
     // Voter 1 is as far along as the target, and would come first by id without the transfer.
@@ -80,7 +54,33 @@ describe('leadership transfer', () => {
       [2, 1],
       [2, 1],
     ]);
-    expect(completionOf(context, id)).toBeUndefined();
+    expect(context.completion(id)).toBeUndefined();
+  });
+
+  it('resigns only once the batches still lingering in the accumulator reached the target', async () => {
+    const lingerMs = 50;
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2])
+      .withConfig({ appendLingerMs: lingerMs })
+      .build();
+    const epoch = await context.becomeLeader();
+    await context.advanceHighWatermarkAsLeader();
+    context.client.scheduleAppend(epoch, [Buffer.from('a')]);
+    const id = transfer(context, 1);
+    await context.poll();
+    // The target holds the whole log, but 'a' still waits in the accumulator: resigning now
+    // would drop a batch whose offset the caller already has.
+    const endOffset = context.log.endOffset();
+    context.deliverVoterFetch(1, epoch, endOffset);
+    await context.poll();
+    expect(context.client.quorumState().isLeader()).toBe(true);
+    expect(context.sentRequests(RaftApiKey.END_QUORUM_EPOCH)).toHaveLength(0);
+    context.sleep(lingerMs);
+    await context.poll();
+    expect(context.log.endOffset()).toBeGreaterThan(endOffset);
+    context.deliverVoterFetch(1, epoch, context.log.endOffset());
+    await context.poll();
+    expect(context.client.quorumState().isResigned()).toBe(true);
+    expect(context.completion(id)).toBeUndefined();
   });
 
   it('completes once the target leads the next epoch', async () => {
@@ -90,7 +90,7 @@ describe('leadership transfer', () => {
     expect(context.client.quorumState().isResigned()).toBe(true);
     context.deliverRequest(RaftApiKey.BEGIN_QUORUM_EPOCH, context.beginEpochRequest(epoch + 1, 1), 1);
     await context.poll();
-    expect(completionOf(context, id)).toEqual({ kind: 'leadership-transfer', id, leaderEpoch: epoch + 1 });
+    expect(context.completion(id)).toEqual({ kind: 'leadership-transfer', id, leaderEpoch: epoch + 1 });
   });
 
   it('fails when another node wins the next epoch', async () => {
@@ -130,7 +130,7 @@ describe('leadership transfer', () => {
     expect(() => transfer(context, 9)).toThrow(LeadershipTransferError);
     const toSelf = transfer(context, 0);
     context.carryOutReady();
-    expect(completionOf(context, toSelf)).toEqual({
+    expect(context.completion(toSelf)).toEqual({
       kind: 'leadership-transfer',
       id: toSelf,
       leaderEpoch: epoch,

@@ -69,6 +69,42 @@ describe('EndQuorumEpoch and resignation', () => {
     expect(context.client.quorumState().isProspective()).toBe(true);
   });
 
+  // ADR 0024: the resigned leader has fenced itself for the epoch, so neither an answer to a
+  // fetch sent before EndQuorumEpoch nor the fetches of this epoch may delay the successors.
+  it('a late answer to a fetch sent before EndQuorumEpoch keeps the successor backoff', async () => {
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2, 3]).withElectedLeader(3, 1).build();
+    await context.poll();
+    const fetch = context.assertSentFetchRequest({ epoch: 3, fetchOffset: 0, lastFetchedEpoch: 0 });
+    context.deliverRequest(END, context.endEpochRequest(3, 1, [2, 3, 0]), 1);
+    await context.poll();
+    context.deliverResponse(fetch, context.fetchResponse({ epoch: 3, leaderId: 1, highWatermark: 0 }));
+    await context.poll();
+    expect(context.client.quorumState().isFollower()).toBe(true);
+    context.sleep(strictExponentialElectionBackoffMs(2, 3, RaftClientTestContext.ELECTION_BACKOFF_MAX_MS));
+    await context.poll();
+    expect(context.client.quorumState().isProspective()).toBe(true);
+  });
+
+  it('a follower that fetched from the leader grants pre-votes once the leader resigned', async () => {
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2]).withElectedLeader(3, 1).build();
+    await context.poll();
+    const fetch = context.assertSentFetchRequest({ epoch: 3, fetchOffset: 0, lastFetchedEpoch: 0 });
+    context.deliverResponse(fetch, context.fetchResponse({ epoch: 3, leaderId: 1, highWatermark: 0 }));
+    await context.poll();
+    const preVote = () =>
+      context.voteRequest({ epoch: 3, candidateId: 2, lastEpoch: 0, lastOffset: 0, preVote: true });
+    context.deliverRequest(RaftApiKey.VOTE, preVote(), 2);
+    await context.poll();
+    context.assertSentVoteResponse({ epoch: 3, leaderId: 1, voteGranted: false });
+    context.deliverRequest(END, context.endEpochRequest(3, 1, [2, 0]), 1);
+    await context.poll();
+    context.assertSentQuorumEpochResponse(END, { epoch: 3, leaderId: 1 });
+    context.deliverRequest(RaftApiKey.VOTE, preVote(), 2);
+    await context.poll();
+    expect(context.client.quorumState().isFollower()).toBe(true);
+    context.assertSentVoteResponse({ epoch: 3, leaderId: 1, voteGranted: true });
+  });
+
   it('the successor backoff is 0 for the first, doubles for the next, and caps at the maximum', () => {
     expect(strictExponentialElectionBackoffMs(0, 4, 1000)).toBe(0);
     expect(strictExponentialElectionBackoffMs(1, 4, 1000)).toBe(125);

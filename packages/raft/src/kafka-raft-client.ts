@@ -434,7 +434,7 @@ export class KafkaRaftClient implements RaftClient {
   }
 
   private append(epoch: number, records: readonly Buffer[], delayDrain: boolean): number {
-    if (!this.initialized || !this.quorum.isLeader() || this.shutdownDeadlineMs !== undefined) {
+    if (!this.isLeadingAndOpen()) {
       throw new NotLeaderError(`node ${this.options.nodeId} is not the leader of epoch ${epoch}`, epoch);
     }
     const leader = this.quorum.leaderStateOrThrow();
@@ -460,10 +460,7 @@ export class KafkaRaftClient implements RaftClient {
   readIndex(nowMs: number, timeoutMs: number): number {
     checkInteger('readIndex: timeoutMs', timeoutMs, { minimum: 0 });
     this.checkLeading('read');
-    const id = this.nextOperationId++;
-    this.readBarriers.register(id, nowMs, timeoutMs);
-    this.requestWakeup();
-    return id;
+    return this.startOperation((id) => this.readBarriers.register(id, nowMs, timeoutMs));
   }
 
   /**
@@ -477,15 +474,28 @@ export class KafkaRaftClient implements RaftClient {
     checkInteger('transferLeadership: targetId', targetId, { minimum: 0 });
     checkInteger('transferLeadership: timeoutMs', timeoutMs, { minimum: 0 });
     this.checkLeading('leadership transfer');
+    return this.startOperation((id) => this.leadershipTransfer.start(id, targetId, nowMs, timeoutMs));
+  }
+
+  /** Starts an operation under the next id, which is used up only when `start` does not throw. */
+  private startOperation(start: (id: number) => void): number {
     const id = this.nextOperationId;
-    this.leadershipTransfer.start(id, targetId, nowMs, timeoutMs);
-    this.requestWakeup();
+    start(id);
     this.nextOperationId += 1;
+    this.requestWakeup();
     return id;
   }
 
+  /**
+   * This node may start leader work: it leads and is not shutting down (a candidate that wins
+   * during shutdown leads only to resign).
+   */
+  private isLeadingAndOpen(): boolean {
+    return this.initialized && this.quorum.isLeader() && this.shutdownDeadlineMs === undefined;
+  }
+
   private checkLeading(operation: string): void {
-    if (!this.initialized || !this.quorum.isLeader() || this.shutdownDeadlineMs !== undefined) {
+    if (!this.isLeadingAndOpen()) {
       const epoch = this.quorum.epoch();
       throw new NotLeaderError(
         `node ${this.options.nodeId} cannot start a ${operation}: it does not lead epoch ${epoch}`,

@@ -118,7 +118,10 @@ export interface RaftClient {
   latestSnapshotId(): OffsetAndEpoch | undefined;
   /** The log end offset: the offset the next appended record gets. */
   logEndOffset(): number;
-  /** Begins a graceful shutdown; poll until `isShutdownComplete()`. */
+  /**
+   * Begins a graceful shutdown with deadline `nowMs + timeoutMs` (a leader resigns first); repeats
+   * are ignored. Poll until `isShutdownComplete()`.
+   */
   shutdown(timeoutMs: number, nowMs: number): void;
   /** True once the shutdown started by `shutdown` has finished; no more callbacks follow. */
   isShutdownComplete(): boolean;

@@ -86,7 +86,13 @@ export function bootstrapServerNodeId(index: number): number {
   return -2 - index;
 }
 
-const DEFAULT_MAX_QUEUED_MESSAGES = 65_536;
+/**
+ * The bound of the channel's own queue, which holds inbound messages only while no sink is
+ * attached (a caller that `drain()`s the channel itself). Once a RaftDriver is attached, the raft
+ * client's inbound queue is the one bound of the path (ADR 0031); hence a name apart from raft's
+ * DEFAULT_MAX_QUEUED_MESSAGES, which bounds that queue.
+ */
+const DEFAULT_UNDRIVEN_QUEUE_SIZE = 65_536;
 
 /** The TLS context outbound connections use, or undefined for PLAINTEXT. */
 function outboundTlsContext(options: TcpNetworkChannelOptions): TlsContext | undefined {
@@ -164,7 +170,7 @@ export class TcpNetworkChannel implements NetworkChannel {
     this.config = resolveTransportConfig(options.config);
     this.time = options.time ?? systemTime;
     this.logger = options.logger ?? silentLogger;
-    this.maxQueuedMessages = options.maxQueuedMessages ?? DEFAULT_MAX_QUEUED_MESSAGES;
+    this.maxQueuedMessages = options.maxQueuedMessages ?? DEFAULT_UNDRIVEN_QUEUE_SIZE;
     this.queue = new InboundQueue(this.maxQueuedMessages);
     const clock = (): number => this.time.milliseconds();
     const random = options.random;

@@ -1,11 +1,9 @@
 import type { Logger } from '@kraft/protocol';
 import { NotLeaderError } from '../errors/not-leader-error.js';
-import { PendingReadsFullError } from '../errors/pending-reads-full-error.js';
 import { RaftTimeoutError } from '../errors/raft-timeout-error.js';
 import type { QuorumState } from '../quorum-state.js';
 import type { CompletionSink } from '../raft-outbox.js';
 import type { LeaderState } from '../states/leader-state.js';
-import { MAX_PENDING_READS } from '../states/pending-reads.js';
 import type { ParkedFetches } from './request-senders.js';
 
 /**
@@ -22,16 +20,13 @@ export class ReadBarriers {
   ) {}
 
   /**
-   * Registers read `id` on the leader. Followers long-poll, so the parked fetches are answered at
-   * once: their next fetch, one round trip later, confirms the read.
+   * Registers read `id` on the leader (PendingReadsFullError past its bound). Followers
+   * long-poll, so the parked fetches are answered at once: their next fetch, one round trip
+   * later, confirms the read.
    */
   register(id: number, nowMs: number, timeoutMs: number): void {
     const leader = this.quorum.leaderStateOrThrow();
-    const reads = leader.pendingReads;
-    if (reads.size() >= MAX_PENDING_READS) {
-      throw new PendingReadsFullError(`${reads.size()} read barriers already wait for confirmation`);
-    }
-    reads.register(id, nowMs, timeoutMs, leader.highWatermark());
+    leader.pendingReads.register(id, nowMs, timeoutMs, leader.highWatermark());
     this.parkedFetches.completeParkedFetches(nowMs);
   }
 
@@ -45,14 +40,13 @@ export class ReadBarriers {
     for (const read of confirmed) {
       this.completions.complete({ kind: 'read-index', id: read.id, readOffset: read.readOffset });
     }
-    for (const read of reads.takeExpired(nowMs)) {
+    return reads.expire(nowMs, (read) => {
       this.completions.complete({
         kind: 'failed',
         id: read.id,
         error: new RaftTimeoutError('read-index', read.timeoutMs),
       });
-    }
-    return reads.timeUntilNextDeadlineMs(nowMs);
+    });
   }
 
   /** Leadership of `leader`'s epoch ended: its waiting reads can no longer be confirmed. */

@@ -124,6 +124,8 @@ export class FetchHandler {
     }
     const replicaKey = replicaId >= 0 ? ReplicaKey.of(replicaId, partition.replicaDirectoryId) : undefined;
     const leader = this.context.quorum.leaderStateOrThrow();
+    // Before this fetch is answered (answerFetch): a read barrier counts the fetch as proof only
+    // against the answer it followed, never against its own (PendingReads, ADR 0024).
     if (replicaKey !== undefined) leader.updateCheckQuorumForFollowingVoter(replicaKey, nowMs);
     const parked: ParkedFetch = {
       request,
@@ -146,29 +148,31 @@ export class FetchHandler {
       result.snapshotId !== undefined ||
       (request.apiVersion >= 18 && followerBehind);
     if (respondNow || this.parkedFetches.length >= MAX_PARKED_FETCHES) {
-      this.context.outbox.sendResponse(request, this.fetchResponse(parked, result));
+      this.answerFetch(parked, result);
     } else {
       // The empty answer is built only if the wait runs out: new data or a new HWM answers it anew.
       this.parkedFetches.push({ ...parked, emptyResult: result });
     }
   }
 
-  /** Answers a fetch from the leader's log: snapshot id, divergence, or records from the offset. */
-  private tryCompleteFetch(fetch: ParkedFetch, nowMs: number): FetchResponseData {
-    return this.fetchResponse(fetch, this.fetchResult(fetch, nowMs));
-  }
-
-  private fetchResponse(fetch: ParkedFetch, result: FetchPartitionResult): FetchResponseData {
+  /**
+   * Sends `result` as the answer to `fetch` and records the answer for the read barriers: the
+   * voter's next fetch proves the epoch up to it. Every leader answer to a fetch goes through here.
+   */
+  private answerFetch(fetch: ParkedFetch, result: FetchPartitionResult): void {
     if (fetch.replicaKey !== undefined)
       this.context.quorum.leaderStateOrThrow().onFetchAnswered(fetch.replicaKey);
-    return buildFetchResponse({
-      topic: this.context.topic,
-      apiVersion: fetch.request.apiVersion,
-      errorCode: Errors.NONE.code,
-      partition: result,
-      leaderEndpoints: this.context.localEndpoints,
-      listenerName: this.context.listenerName,
-    });
+    this.context.outbox.sendResponse(
+      fetch.request,
+      buildFetchResponse({
+        topic: this.context.topic,
+        apiVersion: fetch.request.apiVersion,
+        errorCode: Errors.NONE.code,
+        partition: result,
+        leaderEndpoints: this.context.localEndpoints,
+        listenerName: this.context.listenerName,
+      }),
+    );
   }
 
   /** The partition answer to a fetch; records the follower's progress (which may move the HWM). */
@@ -225,7 +229,7 @@ export class FetchHandler {
     const waiting: WaitingFetch[] = [];
     for (const fetch of this.parkedFetches) {
       if (nowMs >= fetch.deadlineMs) {
-        this.context.outbox.sendResponse(fetch.request, this.fetchResponse(fetch, fetch.emptyResult));
+        this.answerFetch(fetch, fetch.emptyResult);
       } else {
         waiting.push(fetch);
         nextDeadlineMs = Math.min(nextDeadlineMs, fetch.deadlineMs - nowMs);
@@ -241,7 +245,8 @@ export class FetchHandler {
     const parked = this.parkedFetches;
     this.parkedFetches = [];
     for (const fetch of parked) {
-      this.context.outbox.sendResponse(fetch.request, this.tryCompleteFetch(fetch, nowMs));
+      // Answered from the leader's log now: snapshot id, divergence, or records from the offset.
+      this.answerFetch(fetch, this.fetchResult(fetch, nowMs));
     }
   }
 

@@ -1,6 +1,7 @@
 // @kraft/raft/internal: the core's building blocks (quorum states, timers, the accumulator, the
-// request manager, ...) for this package's own tests and simulator. Nothing outside packages/raft
-// may import it (tooling/scripts/check-layers.ts); it follows no semver promise.
+// request manager, ...), published as the C4.10 /internal subpath for advanced users who build on
+// the core; it follows no semver promise. Nothing in this repository imports it: the package's own
+// tests and simulator use relative paths, and tooling/scripts/check-layers.ts forbids it elsewhere.
 export { ElectionState } from '../election-state.js';
 export { strictExponentialElectionBackoffMs } from '../handlers/quorum-epoch-handler.js';
 export {

@@ -67,19 +67,27 @@ class FakeClient implements DrivenRaftClient {
   nodeId(): number | undefined {
     return 1;
   }
+  private wakeupListener: (() => void) | undefined;
+
+  setWakeupListener(listener: (() => void) | undefined): void {
+    this.wakeupListener = listener;
+  }
   readIndex(): number {
     this.calls.push('readIndex');
+    this.wakeupListener?.();
     this.nextOperationId += 1;
     return this.nextOperationId;
   }
   transferLeadership(targetId: number): number {
     this.calls.push(`transferLeadership ${targetId}`);
+    this.wakeupListener?.();
     this.nextOperationId += 1;
     return this.nextOperationId;
   }
   scheduleAppend(_epoch: number, records: readonly Buffer[]): number {
     this.nextOffset += records.length;
     if (this.log !== undefined) this.log.end = this.nextOffset;
+    this.wakeupListener?.();
     return this.nextOffset - 1;
   }
 }

@@ -31,14 +31,24 @@ import type { RaftClientObservableState } from '../kafka-raft-client.js';
 import type { InboundRequest, InboundResponse, NetworkChannel } from '../ports/network-channel.js';
 import type { QuorumStateStore } from '../ports/quorum-state-store.js';
 import type { Time } from '../ports/time.js';
-import type { LeaderAndEpoch } from '../raft-client.js';
+import type { RaftClient } from '../raft-client.js';
 import type { ElectionStateWrite, OperationCompletion, RaftReady } from '../raft-outbox.js';
 
-/** What the driver needs from the client (KafkaRaftClient satisfies it structurally). */
-export interface DrivenRaftClient {
+/**
+ * What the driver needs from the client (KafkaRaftClient satisfies it structurally): the
+ * `RaftClient` members it hands through to applications, and the driving half below.
+ */
+export interface DrivenRaftClient
+  extends Pick<
+    RaftClient,
+    'highWatermark' | 'leaderAndEpoch' | 'nodeId' | 'scheduleAppend' | 'shutdown' | 'isShutdownComplete'
+  > {
   /** Runs the core once; returns the absolute time in ms by which `poll` must run again. */
   poll(nowMs: number): number;
-  /** Queues a request for the next `poll`; false when the client's inbound queue is full. */
+  /**
+   * Queues a request for the next `poll`; false when the client's inbound queue is full. `nowMs`
+   * keeps Kafka's signature; the client may ignore it.
+   */
   handleRequest(request: InboundRequest, nowMs: number): boolean;
   /** Queues a response for the next `poll`; false when the client's inbound queue is full. */
   handleResponse(response: InboundResponse, nowMs: number): boolean;
@@ -48,27 +58,16 @@ export interface DrivenRaftClient {
   ready(): RaftReady;
   /** Reports that the election write `ready().electionState` with this id is durable. */
   onElectionStatePersisted(id: number, nowMs: number): void;
-  /** Begins a graceful shutdown with deadline `nowMs + timeoutMs` (a leader resigns first); repeats are ignored. */
-  shutdown(timeoutMs: number, nowMs: number): void;
-  /** True once the shutdown begun by `shutdown` has finished. */
-  isShutdownComplete(): boolean;
-  /** The current epoch and its leader as the core knows it. */
-  leaderAndEpoch(): LeaderAndEpoch;
-  /** The high watermark, or undefined until the core knows one. */
-  highWatermark(): number | undefined;
-  /** This node's id; undefined for an observer without one. */
-  nodeId(): number | undefined;
-  /** Appends one batch as leader of `epoch` and returns its last offset (errors as `RaftClient.scheduleAppend`). */
-  scheduleAppend(epoch: number, records: readonly Buffer[]): number;
   /** Registers a read barrier; its outcome comes back in `ready().completions` under the id. */
   readIndex(nowMs: number, timeoutMs: number): number;
   /** Starts a leadership transfer; its outcome comes back in `ready().completions` under the id. */
   transferLeadership(targetId: number, nowMs: number, timeoutMs: number): number;
   /**
-   * Where the client signals that an application call gave `poll` work (an append straight on the
-   * client, a listener change): the driver wakes at once instead of sleeping to its deadline.
+   * Where the client signals that an application call gave `poll` work (`scheduleAppend`,
+   * `readIndex`, `transferLeadership`, a listener change, ...): the driver wakes at once instead
+   * of sleeping to its deadline. The driver itself does not wake after those calls.
    */
-  setWakeupListener?(listener: (() => void) | undefined): void;
+  setWakeupListener(listener: (() => void) | undefined): void;
   /** The core's own view (state name, voted id, commit latency of all appends), when it has one. */
   observableState?(): RaftClientObservableState;
 }
@@ -151,6 +150,7 @@ const DRIVEN_CLIENT_METHODS = [
   'scheduleAppend',
   'readIndex',
   'transferLeadership',
+  'setWakeupListener',
 ] as const satisfies readonly (keyof DrivenRaftClient)[];
 const DRIVEN_LOG_METHODS = [
   'endOffset',
@@ -243,7 +243,7 @@ export class RaftDriver {
   start(): Promise<void> {
     if (this.loop !== undefined) return this.loop;
     this.running = true;
-    this.client.setWakeupListener?.(() => this.wake());
+    this.client.setWakeupListener(() => this.wake());
     this.loop = this.runLoop();
     return this.loop;
   }
@@ -263,11 +263,9 @@ export class RaftDriver {
     return queued;
   }
 
-  /** Appends through the client and wakes the loop (the core tracks the commit latency). */
+  /** Appends through the client, which wakes the loop (the core tracks the commit latency). */
   scheduleAppend(epoch: number, records: readonly Buffer[]): number {
-    const lastOffset = this.client.scheduleAppend(epoch, records);
-    this.wake();
-    return lastOffset;
+    return this.client.scheduleAppend(epoch, records);
   }
 
   /**
@@ -307,11 +305,10 @@ export class RaftDriver {
     } catch (error) {
       return Promise.reject(error);
     }
-    const promise = new Promise<number>((resolve, reject) => {
+    // The client woke the loop; its turn runs after this synchronous registration.
+    return new Promise<number>((resolve, reject) => {
       this.pendingOperations.set(id, { resolve, reject });
     });
-    this.wake();
-    return promise;
   }
 
   /** Wakes the loop (after an application call on the client, for instance). */
@@ -385,7 +382,7 @@ export class RaftDriver {
         : new RaftDriverError('raft driver failed', { cause: error });
     } finally {
       this.running = false;
-      this.client.setWakeupListener?.(undefined);
+      this.client.setWakeupListener(undefined);
       this.rejectPendingOperations();
     }
   }

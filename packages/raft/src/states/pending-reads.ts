@@ -1,3 +1,4 @@
+import { PendingReadsFullError } from '../errors/pending-reads-full-error.js';
 import type { VoterSet } from '../voter-set.js';
 
 /** Read barriers a leader holds at once; beyond it `readIndex` is refused (backpressure). */
@@ -45,7 +46,11 @@ export class PendingReads {
     return this.reads.length;
   }
 
+  /** Registers read `id`; throws PendingReadsFullError when MAX_PENDING_READS already wait. */
   register(id: number, nowMs: number, timeoutMs: number, highWatermark: number | undefined): void {
+    if (this.reads.length >= MAX_PENDING_READS) {
+      throw new PendingReadsFullError(`${this.reads.length} read barriers already wait for confirmation`);
+    }
     this.sequence += 1;
     this.reads.push({
       id,
@@ -90,18 +95,24 @@ export class PendingReads {
     }));
   }
 
-  /** Takes the reads whose deadline passed; returns them (oldest first). */
-  takeExpired(nowMs: number): PendingRead[] {
-    if (this.reads.length === 0) return [];
-    const expired = this.reads.filter((read) => nowMs >= read.deadlineMs);
-    if (expired.length > 0) this.reads = this.reads.filter((read) => nowMs < read.deadlineMs);
-    return expired;
-  }
-
-  /** Milliseconds until the earliest deadline (infinite when none waits). */
-  timeUntilNextDeadlineMs(nowMs: number): number {
+  /**
+   * Removes the reads whose deadline passed, handing each to `onExpired` (oldest first), and
+   * returns the milliseconds until the earliest deadline of those left (infinite when none
+   * waits). One pass, compacting in place: it runs on every poll while reads wait.
+   */
+  expire(nowMs: number, onExpired: (read: PendingRead) => void): number {
     let soonestMs = Number.POSITIVE_INFINITY;
-    for (const read of this.reads) soonestMs = Math.min(soonestMs, Math.max(0, read.deadlineMs - nowMs));
+    let kept = 0;
+    for (const read of this.reads) {
+      if (nowMs >= read.deadlineMs) {
+        onExpired(read);
+      } else {
+        this.reads[kept] = read;
+        kept += 1;
+        soonestMs = Math.min(soonestMs, read.deadlineMs - nowMs);
+      }
+    }
+    this.reads.length = kept;
     return soonestMs;
   }
 

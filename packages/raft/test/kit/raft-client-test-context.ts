@@ -286,6 +286,20 @@ export class RaftClientTestContext {
     );
   }
 
+  /**
+   * Voter `voterId` fetches at `fetchOffset` in `epoch` (maxWaitMs 0: answered at once unless
+   * given). Its last fetched epoch is what a voter holding this node's log up to `fetchOffset`
+   * would send: 0 at the log start, else `epoch` capped at this node's last epoch.
+   */
+  deliverVoterFetch(voterId: number, epoch: number, fetchOffset: number, maxWaitMs = 0): InboundRequest {
+    const lastFetchedEpoch = fetchOffset === 0 ? 0 : Math.min(epoch, this.log.lastFetchedEpoch());
+    return this.deliverRequest(
+      RaftApiKey.FETCH,
+      this.fetchRequest({ epoch, replicaId: voterId, fetchOffset, lastFetchedEpoch, maxWaitMs }),
+      voterId,
+    );
+  }
+
   private defaultVersion(apiKey: number): number {
     switch (apiKey) {
       case RaftApiKey.FETCH:
@@ -661,6 +675,11 @@ export class RaftClientTestContext {
     return this.singleSentResponse<FetchSnapshotResponseData>(RaftApiKey.FETCH_SNAPSHOT);
   }
 
+  /** The completion of read barrier or leadership transfer `id`, once `ready()` handed it out. */
+  completion(id: number): OperationCompletion | undefined {
+    return this.completions.find((completion) => completion.id === id);
+  }
+
   // --- persisted election -------------------------------------------------------------------
 
   storedElection(): ElectionState | undefined {
@@ -749,6 +768,33 @@ export class RaftClientTestContext {
     }
     await this.poll();
     this.sentResponses(RaftApiKey.FETCH);
+  }
+
+  /**
+   * Leader helper for three voters (this node and voters 1 and 2): becomes leader, commits the
+   * epoch start, appends one data batch and lets voter 1 fetch it, so the high watermark covers
+   * it. Voter 1 then holds the whole log; voter 2 lags one batch behind, at `laggingOffset`.
+   * Drains the responses sent on the way.
+   */
+  async becomeLeaderWithCommittedBatch(): Promise<{
+    epoch: number;
+    highWatermark: number;
+    laggingOffset: number;
+  }> {
+    const epoch = await this.becomeLeader();
+    await this.advanceHighWatermarkAsLeader();
+    const laggingOffset = this.log.endOffset();
+    this.client.scheduleAppend(epoch, [Buffer.from('a')]);
+    await this.poll();
+    this.deliverVoterFetch(1, epoch, this.log.endOffset());
+    await this.poll();
+    this.channel.drainSentResponses();
+    const highWatermark = this.client.highWatermark();
+    check(
+      highWatermark === this.log.endOffset(),
+      () => `high watermark ${highWatermark}, expected the log end ${this.log.endOffset()}`,
+    );
+    return { epoch, highWatermark, laggingOffset };
   }
 }
 
