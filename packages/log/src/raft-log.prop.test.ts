@@ -376,6 +376,24 @@ const commands = [
 ];
 
 describe('RaftLog against an in-memory model', () => {
+  it('pinned: a crash that drops a new epoch’s unflushed batch after a truncation (CI seed -694639926)', async () => {
+    const fileSystem = new MemoryFileSystem();
+    fileSystem.mkdir(DIR);
+    const real: Real = { fileSystem, log: open(fileSystem, false), preallocate: false };
+    await fc.asyncModelRun(
+      () => ({ model: new Model(), real }),
+      [
+        new AppendCommand(2, false, false),
+        new FlushCommand(),
+        new TruncateCommand(0),
+        new AppendCommand(1, false, false),
+        new RollCommand(),
+        new AppendCommand(1, true, false),
+        new ReopenCommand('drop-unsynced', 0),
+      ],
+    );
+  });
+
   it('agrees after any sequence of appends, reads, HWM moves, truncations, rolls, snapshots and reopens', async () => {
     await fc.assert(
       fc.asyncProperty(

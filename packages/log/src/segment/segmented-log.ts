@@ -435,7 +435,7 @@ export class SegmentedLog {
   ): (baseOffset: number, lastOffset: number, epoch: number) => boolean {
     const earliest = this.epochCache.earliestEntry();
     let lastSeenEpoch = -1;
-    return (baseOffset, _lastOffset, epoch) => {
+    return (baseOffset, lastOffset, epoch) => {
       if (epoch < lastSeenEpoch) return false;
       const epochChanged = epoch !== lastSeenEpoch;
       lastSeenEpoch = epoch;
@@ -445,6 +445,10 @@ export class SegmentedLog {
         return true;
       }
       const expectedEpoch = this.epochCache.epochForOffset(baseOffset);
+      // No other epoch may start inside the batch: an entry there was written for a batch that a
+      // crash dropped, while older data it had truncated came back (the truncation was not synced).
+      const epochAtEnd = this.epochCache.epochForOffset(lastOffset);
+      if (epochAtEnd !== undefined && epochAtEnd !== epoch) return false;
       // Below the first entry (the log start moved up, then back to the segment base on restart)
       // only monotonicity can be checked.
       if (expectedEpoch !== undefined) return epoch === expectedEpoch;
