@@ -39,12 +39,17 @@ export class LeaderEpochCheckpointFile {
     );
   }
 
-  /** `write` with both syncs off the event loop. */
-  writeAsync(entries: readonly EpochEntry[]): Promise<void> {
+  /**
+   * `write` with both syncs off the event loop. When `stillCurrent` answers false once the `.tmp`
+   * is synced, a synchronous `write` made meanwhile superseded this one, which then stops before
+   * its rename.
+   */
+  writeAsync(entries: readonly EpochEntry[], stillCurrent?: () => boolean): Promise<void> {
     return writeFileAtomicallyAsync(
       this.fileSystem,
       this.path,
       Buffer.from(formatLeaderEpochCheckpoint(entries), 'utf8'),
+      stillCurrent,
     );
   }
 

@@ -305,3 +305,36 @@ class FailingFileHandle implements FileHandle {
     this.inner.close();
   }
 }
+
+/**
+ * A FailingFileSystem that runs a hook once an asynchronous sync has started on a file whose path
+ * ends with a given suffix, before its caller resumes: it puts work (a truncation, a snapshot
+ * install) inside the await of a flush.
+ */
+export class SyncHookFileSystem extends FailingFileSystem {
+  private readonly hooks: Array<{ readonly pathEnd: string; readonly hook: () => void }> = [];
+
+  constructor(
+    inner: FileSystem,
+    failAt = Number.POSITIVE_INFINITY,
+    asyncSyncs: 'immediate' | 'next-turn' = 'immediate',
+  ) {
+    super(inner, failAt, asyncSyncs);
+  }
+
+  /** Runs `hook` at the next `syncAsync` on a file whose path ends with `pathEnd`. */
+  onNextSyncAsync(pathEnd: string, hook: () => void): void {
+    this.hooks.push({ pathEnd, hook });
+  }
+
+  override open(path: string, options?: OpenOptions): FileHandle {
+    const handle = super.open(path, options);
+    const syncAsync = (): Promise<void> => {
+      const sync = handle.syncAsync();
+      const index = this.hooks.findIndex((each) => path.endsWith(each.pathEnd));
+      if (index !== -1) this.hooks.splice(index, 1)[0]?.hook();
+      return sync;
+    };
+    return Object.assign(Object.create(handle) as FileHandle, { syncAsync });
+  }
+}
