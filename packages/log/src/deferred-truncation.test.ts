@@ -1,9 +1,12 @@
+import type { Logger } from '@kraft/protocol';
 import { MemoryFileSystem, MemoryRecords } from '@kraft/records';
 import { describe, expect, it } from 'vitest';
 import {
   captureFiles,
   dataBatch,
+  type LogLine,
   readAll,
+  recordingLogger,
   SyncHookFileSystem,
   TEST_NOW_MS,
   testConfig,
@@ -16,12 +19,18 @@ import { RaftLog } from './raft-log.js';
 
 const DIR = '/data/metadata';
 
-function open(fileSystem: MemoryFileSystem | SyncHookFileSystem): RaftLog {
-  return RaftLog.open({ dir: DIR, fileSystem, config: testConfig(), time: () => TEST_NOW_MS });
+function open(fileSystem: MemoryFileSystem | SyncHookFileSystem, logger?: Logger): RaftLog {
+  return RaftLog.open({
+    dir: DIR,
+    fileSystem,
+    config: testConfig(),
+    time: () => TEST_NOW_MS,
+    ...(logger === undefined ? {} : { logger }),
+  });
 }
 
 /** 20 flushed two-record batches: ten in epoch 1 (offsets 0-19), ten in epoch 2 (20-39). */
-async function flushedLog(): Promise<{
+async function flushedLog(logger?: Logger): Promise<{
   fileSystem: MemoryFileSystem;
   hooks: SyncHookFileSystem;
   log: RaftLog;
@@ -29,7 +38,7 @@ async function flushedLog(): Promise<{
   const fileSystem = new MemoryFileSystem();
   fileSystem.mkdir(DIR);
   const hooks = new SyncHookFileSystem(fileSystem);
-  const log = open(hooks);
+  const log = open(hooks, logger);
   for (let index = 0; index < 20; index += 1)
     log.appendAsLeader(dataBatch({ count: 2, valueBytes: 40 }), index < 10 ? 1 : 2);
   await log.flush();
@@ -134,6 +143,25 @@ describe('a truncation deferred to the next flush (ADR 0029)', () => {
     fileSystem.crash();
     const reopened = open(fileSystem);
     expect([reopened.endOffset(), reopened.lastFetchedEpoch()]).toEqual([26, 3]);
+  });
+
+  it('makes the truncation durable at once when the held appends pass their 64 MiB bound', async () => {
+    const lines: LogLine[] = [];
+    const { fileSystem, log } = await flushedLog(recordingLogger(lines));
+    log.truncateTo(24);
+    const syncs = fileSystem.syncCount;
+    for (let offset = 24; offset < 94; offset += 1)
+      log.appendAsFollower(dataBatch({ baseOffset: offset, epoch: 3, valueBytes: 1024 * 1024 }), 3);
+    expect(lines.filter((line) => line.level === 'warn').map((line) => line.message)).toEqual([
+      'appends held behind a truncation exceed their bound: making the truncation durable now',
+    ]);
+    // Lowering the recovery point and writing the epoch checkpoint: no flush asked for either.
+    expect(fileSystem.syncCount).toBeGreaterThan(syncs);
+    expect(await log.flush()).toBe(94);
+    fileSystem.crash();
+    const reopened = open(fileSystem);
+    expect([reopened.endOffset(), reopened.lastFetchedEpoch()]).toEqual([94, 3]);
+    expect(readAll(reopened, 'uncommitted').filter((batch) => batch.epoch === 2)).toHaveLength(2);
   });
 
   it('installs a snapshot while the flush writes the held epochs, and the flush still succeeds', async () => {
