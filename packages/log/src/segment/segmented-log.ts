@@ -90,10 +90,9 @@ interface FoundDamage {
 
 /** An append made while a truncation is pending: validated, offsets assigned, not yet written. */
 interface HeldAppend {
+  /** A private copy of the appended batches; its size is the append's size. */
   readonly records: MemoryRecords;
-  readonly firstOffset: number;
   readonly lastOffset: number;
-  readonly sizeInBytes: number;
   readonly maxTimestampMs: number;
 }
 
@@ -105,11 +104,16 @@ interface HeldAppend {
 interface PendingTruncation {
   /** The lowest offset truncated to since the files were last cut. */
   offset: number;
-  /** Segments cut in memory whose files still hold the removed bytes. */
-  readonly cutSegments: Set<LogSegment>;
+  /**
+   * Whether the active segment was cut in memory and its file still holds the removed bytes. Only
+   * the active one can be: the segment list only shrinks while a truncation is pending (`roll`
+   * settles it first, held appends never roll), so every cut lands in the last segment.
+   */
+  activeSegmentCut: boolean;
   /** Segments out of the log whose files still exist. */
   readonly removedSegments: LogSegment[];
   readonly heldAppends: HeldAppend[];
+  /** The bytes of `heldAppends`, bounded by MAX_HELD_APPEND_BYTES. */
   heldSizeInBytes: number;
 }
 
@@ -628,13 +632,10 @@ export class SegmentedLog {
     if (this.pendingTruncation === undefined) {
       this.writeToSegments(records, lastOffset, sizeInBytes, maxTimestampMs);
     } else {
-      const firstOffset = this.logEndOffsetValue;
       this.pendingTruncation.heldAppends.push({
         // A copy: the caller may reuse its buffer (a network read buffer) once the append returns.
         records: MemoryRecords.readableRecords(Buffer.from(records.buffer())),
-        firstOffset,
         lastOffset,
-        sizeInBytes,
         maxTimestampMs,
       });
       this.pendingTruncation.heldSizeInBytes += sizeInBytes;
@@ -724,7 +725,7 @@ export class SegmentedLog {
     let positionBytes = active.sizeInBytes();
     for (const held of pending.heldAppends) {
       if (held.lastOffset < startOffset) {
-        positionBytes += held.sizeInBytes;
+        positionBytes += held.records.sizeInBytes();
         continue;
       }
       const buffer = held.records.buffer();
@@ -836,7 +837,7 @@ export class SegmentedLog {
       this.epochCache.holdWrites();
       this.pendingTruncation = {
         offset: Number.POSITIVE_INFINITY,
-        cutSegments: new Set(),
+        activeSegmentCut: false,
         removedSegments: [],
         heldAppends: [],
         heldSizeInBytes: 0,
@@ -853,11 +854,10 @@ export class SegmentedLog {
   private cutSegmentsInMemory(pending: PendingTruncation, offset: number): void {
     const first = this.segments.first();
     const removed = this.segments.removeWhere((segment) => segment !== first && segment.baseOffset > offset);
-    for (const segment of removed) pending.cutSegments.delete(segment);
     pending.removedSegments.push(...removed);
     const active = this.segments.last() as LogSegment;
     active.truncateTo(offset, true);
-    pending.cutSegments.add(active);
+    pending.activeSegmentCut = true;
     // The cut ends at a batch boundary, which may lie below `offset`: that is where recovery must
     // be allowed to find the log end.
     pending.offset = Math.min(pending.offset, active.nextOffset());
@@ -896,8 +896,8 @@ export class SegmentedLog {
   }
 
   private cutFiles(pending: PendingTruncation): void {
-    for (const segment of pending.cutSegments) segment.cutFileToSize();
-    pending.cutSegments.clear();
+    if (pending.activeSegmentCut) (this.segments.last() as LogSegment).cutFileToSize();
+    pending.activeSegmentCut = false;
     const removed = pending.removedSegments.splice(0);
     if (removed.length === 0) return;
     this.retire(removed);
@@ -909,7 +909,7 @@ export class SegmentedLog {
     this.pendingTruncation = undefined;
     this.epochCache.releaseWrites();
     for (const held of pending.heldAppends)
-      this.writeToSegments(held.records, held.lastOffset, held.sizeInBytes, held.maxTimestampMs);
+      this.writeToSegments(held.records, held.lastOffset, held.records.sizeInBytes(), held.maxTimestampMs);
     this.highWatermarkCache = undefined;
   }
 
@@ -917,19 +917,20 @@ export class SegmentedLog {
   private dropHeldAppendsFrom(pending: PendingTruncation, offset: number): void {
     const index = pending.heldAppends.findIndex((held) => held.lastOffset >= offset);
     if (index === -1) return;
-    const [straddling] = pending.heldAppends.splice(index);
-    if (straddling !== undefined && straddling.firstOffset < offset) {
-      const kept = batchesBelow(straddling.records.buffer(), offset);
-      if (kept.sizeInBytes > 0) {
-        pending.heldAppends.push({
-          ...straddling,
-          records: MemoryRecords.readableRecords(straddling.records.buffer().subarray(0, kept.sizeInBytes)),
-          lastOffset: kept.lastOffset,
-          sizeInBytes: kept.sizeInBytes,
-        });
-      }
+    const straddling = pending.heldAppends.splice(index)[0] as HeldAppend;
+    // Nothing is kept when the append starts at or after `offset`.
+    const kept = batchesBelow(straddling.records.buffer(), offset);
+    if (kept.sizeInBytes > 0) {
+      pending.heldAppends.push({
+        ...straddling,
+        records: MemoryRecords.readableRecords(straddling.records.buffer().subarray(0, kept.sizeInBytes)),
+        lastOffset: kept.lastOffset,
+      });
     }
-    pending.heldSizeInBytes = pending.heldAppends.reduce((total, held) => total + held.sizeInBytes, 0);
+    pending.heldSizeInBytes = pending.heldAppends.reduce(
+      (total, held) => total + held.records.sizeInBytes(),
+      0,
+    );
   }
 
   /** Deletes every segment and starts an empty log at `offset` (after installing a snapshot). */
