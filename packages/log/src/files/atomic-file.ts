@@ -54,7 +54,8 @@ export async function writeFileAtomicallyAsync(
   await fileSystem.syncDirectoryAsync(parentDirectory(path));
 }
 
-function temporaryPath(path: string): string {
+/** The temporary file (`<path>.tmp`) the atomic writes of `path` go through. */
+export function temporaryPath(path: string): string {
   return `${path}.tmp`;
 }
 

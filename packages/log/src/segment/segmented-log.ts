@@ -408,21 +408,27 @@ export class SegmentedLog {
 
   /** Writes and fdatasyncs the checkpoint before returning (open, snapshot, close). */
   private writeRecoveryPointNow(offset: number): void {
-    this.checkpointGeneration += 1;
-    this.checkpointedRecoveryPoint = undefined;
-    this.recoveryPointOnFile = offset;
+    this.beginRecoveryPointWrite(offset);
     this.recoveryPointFile.write(offset);
     this.checkpointedRecoveryPoint = offset;
   }
 
   /** `writeRecoveryPointNow` with the fdatasync off the event loop (a truncation's first step). */
   private async writeRecoveryPointAsync(offset: number): Promise<void> {
-    this.checkpointGeneration += 1;
-    const generation = this.checkpointGeneration;
-    this.checkpointedRecoveryPoint = undefined;
-    this.recoveryPointOnFile = offset;
+    const generation = this.beginRecoveryPointWrite(offset);
     await this.recoveryPointFile.writeAsync(offset);
     if (generation === this.checkpointGeneration) this.checkpointedRecoveryPoint = offset;
+  }
+
+  /**
+   * Supersedes any write still in flight (its completion no longer counts) and records `offset`
+   * as the bytes on file, nothing as durable until this write lands; returns its generation.
+   */
+  private beginRecoveryPointWrite(offset: number): number {
+    this.checkpointGeneration += 1;
+    this.checkpointedRecoveryPoint = undefined;
+    this.recoveryPointOnFile = offset;
+    return this.checkpointGeneration;
   }
 
   /**
