@@ -30,11 +30,12 @@ import type {
 import {
   BATCH_CORRUPT,
   BATCH_INCOMPLETE,
-  BATCH_LENGTH_OFFSET,
   batchBaseOffset,
+  batchesBelow,
   batchLastOffset,
   batchLeaderEpoch,
   batchMaxTimestamp,
+  batchSizeAt,
   checkBatchAt,
   LAST_OFFSET_DELTA_OFFSET,
   LOG_OVERHEAD,
@@ -594,7 +595,7 @@ export class SegmentedLog {
   /** Batch size, BATCH_INCOMPLETE for a trailing partial batch (follower only), or a typed error. */
   private checkIncomingBatch(buffer: Buffer, position: number, requireComplete: boolean): number {
     if (buffer.length - position >= LOG_OVERHEAD) {
-      const declared = buffer.readInt32BE(position + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
+      const declared = batchSizeAt(buffer, position);
       if (declared > this.config.maxBatchSizeInBytes) {
         throw new InvalidRecordError(
           `batch of ${declared} bytes exceeds the maximum ${this.config.maxBatchSizeInBytes}`,
@@ -738,9 +739,9 @@ export class SegmentedLog {
       const start = batchesBelow(buffer, startOffset).sizeInBytes;
       const limit = batchesBelow(buffer, maxOffset).sizeInBytes;
       if (start >= limit) break;
-      let end = start + batchSize(buffer, start);
-      while (end < limit && end + batchSize(buffer, end) - start <= maxSizeBytes)
-        end += batchSize(buffer, end);
+      let end = start + batchSizeAt(buffer, start);
+      while (end < limit && end + batchSizeAt(buffer, end) - start <= maxSizeBytes)
+        end += batchSizeAt(buffer, end);
       return {
         records: MemoryRecords.readableRecords(buffer.subarray(start, end)),
         startOffsetMetadata: {
@@ -1238,21 +1239,4 @@ function removeStrayFiles(fileSystem: FileSystem, directory: string): void {
     }
   }
   if (removed) fileSystem.syncDirectory(directory);
-}
-
-function batchSize(buffer: Buffer, position: number): number {
-  return buffer.readInt32BE(position + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
-}
-
-/** The leading batches of `buffer` (whole, validated batches) whose last offset lies below `offset`. */
-function batchesBelow(buffer: Buffer, offset: number): { sizeInBytes: number; lastOffset: number } {
-  let position = 0;
-  let lastOffset = -1;
-  while (position + LOG_OVERHEAD <= buffer.length) {
-    const batchLast = batchLastOffset(buffer, position);
-    if (batchLast >= offset) break;
-    lastOffset = batchLast;
-    position += batchSize(buffer, position);
-  }
-  return { sizeInBytes: position, lastOffset };
 }
