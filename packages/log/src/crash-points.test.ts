@@ -2,9 +2,11 @@ import { KRaftError } from '@kraft/protocol';
 import { type CrashMode, MemoryFileSystem } from '@kraft/records';
 import { describe, expect, it } from 'vitest';
 import {
+  type BatchSummary,
   dataBatch,
   FailingFileSystem,
   readAll,
+  SyncHookFileSystem,
   TEST_NOW_MS,
   testConfig,
 } from '../test/support/log-fixtures.js';
@@ -16,6 +18,7 @@ import { RaftLog } from './raft-log.js';
 import type { OffsetAndEpoch } from './raft-log-types.js';
 
 const DIR = '/data/metadata';
+const RECOVERY_POINT_FILE = 'recovery-point-offset-checkpoint';
 
 function open(fileSystem: MemoryFileSystem | FailingFileSystem): RaftLog {
   return RaftLog.open({ dir: DIR, fileSystem, config: testConfig(), time: () => TEST_NOW_MS });
@@ -158,6 +161,70 @@ describe('a power loss at every step', () => {
     }
   });
 
+  it.each<OvertakenFlush>([
+    // Appends behind the first cut start epoch 3; the lower cut appends epoch 4.
+    { step: 'lowers the recovery point', syncedFile: RECOVERY_POINT_FILE, cut: 90, lowerCut: 80, epoch: 4 },
+    // The first cut drops epoch 2; the lower one changes no epoch, so only its offset tells it apart.
+    {
+      step: 'writes the held epochs',
+      syncedFile: `${LEADER_EPOCH_CHECKPOINT_FILE}.tmp`,
+      cut: 56,
+      lowerCut: 50,
+      epoch: 1,
+    },
+  ])(
+    'of a flush that a lower truncation overtakes while it $step keeps every flushed batch',
+    async ({ syncedFile, cut, lowerCut, epoch }) => {
+      // Inside one of the flush's syncs the log is cut again below the cut it is settling, and
+      // appended to. The settle must start over there: the checkpoint durably lowered before any
+      // file is cut, even when every log-file change reaches the disk at once.
+      const end = lowerCut + 4;
+      for (let failAt = 1; ; failAt += 1) {
+        const fileSystem = await withUncommittedTail();
+        const failing = new SyncHookFileSystem(fileSystem, failAt, 'next-turn');
+        let acknowledged: number | undefined;
+        let completed = true;
+        try {
+          const log = open(failing);
+          log.updateHighWatermark(40);
+          log.truncateTo(cut);
+          if (cut > 60) appendFollowerBatches(log, cut, cut + 4, 3);
+          failing.onNextSyncAsync(syncedFile, () => {
+            log.truncateTo(lowerCut);
+            appendFollowerBatches(log, lowerCut, end, epoch);
+          });
+          acknowledged = await log.flush();
+        } catch (error) {
+          if (!KRaftError.isInstance(error)) throw error;
+          completed = false;
+        }
+        syncEveryFile(fileSystem, (name) => name.endsWith('.log'));
+        fileSystem.crash();
+        const reopened = open(fileSystem);
+        const batches = readAll(reopened, 'uncommitted');
+        const above = batches.filter((batch) => batch.baseOffset >= lowerCut);
+        const original = (batch: BatchSummary): boolean =>
+          batch.epoch === (batch.baseOffset < 60 ? 1 : 2) && batch.values[0] === 'v-0';
+        expect(batches.filter((batch) => batch.baseOffset < lowerCut).every(original)).toBe(true);
+        expect(batches.filter((batch) => batch.baseOffset < lowerCut)).toHaveLength(lowerCut / 2);
+        const added = (batch: BatchSummary): boolean =>
+          batch.epoch === epoch && batch.baseOffset < end && batch.values[0] === 'held-0';
+        expect(above.every(original) || above.every(added)).toBe(true);
+        expect(epochCheckpointOnDisk(fileSystem)).toEqual(epochStartsOf(batches));
+        reopened.close();
+        if (completed) {
+          expect([acknowledged, reopened.endOffset(), reopened.lastFetchedEpoch()]).toEqual([
+            end,
+            end,
+            epoch,
+          ]);
+          expect(above.every(added)).toBe(true);
+          return;
+        }
+      }
+    },
+  );
+
   it('of a process crash at every step of truncate-then-append-then-flush keeps what the page cache held', async () => {
     for (let failAt = 1; ; failAt += 1) {
       const outcome = await truncateAppendAndFlush(failAt);
@@ -167,6 +234,17 @@ describe('a power loss at every step', () => {
     }
   });
 });
+
+interface OvertakenFlush {
+  /** The flush's step whose sync the lower truncation lands in. */
+  readonly step: string;
+  readonly syncedFile: string;
+  /** The truncation the flush settles (epoch 3 appended behind it when above epoch 2's start). */
+  readonly cut: number;
+  /** The truncation made during the sync, and the epoch of the four offsets appended after it. */
+  readonly lowerCut: number;
+  readonly epoch: number;
+}
 
 interface TruncateThenAppendOutcome {
   readonly fileSystem: MemoryFileSystem;
@@ -231,6 +309,12 @@ function checkTruncateThenAppend({
   expect(acknowledged).toBe(90);
   expect(reopened.endOffset()).toBe(90);
   return true;
+}
+
+/** Two-record follower batches in `epoch` from `from` up to `to`, their values `held-<i>`. */
+function appendFollowerBatches(log: RaftLog, from: number, to: number, epoch: number): void {
+  for (let offset = from; offset < to; offset += 2)
+    log.appendAsFollower(dataBatch({ baseOffset: offset, epoch, count: 2, prefix: 'held' }), epoch);
 }
 
 /** Makes the chosen files' current bytes and every directory entry durable, as a write-back could. */

@@ -1,24 +1,49 @@
+import type { Logger } from '@kraft/protocol';
 import { MemoryFileSystem, MemoryRecords } from '@kraft/records';
 import { describe, expect, it } from 'vitest';
-import { captureFiles, dataBatch, readAll, TEST_NOW_MS, testConfig } from '../test/support/log-fixtures.js';
+import {
+  captureFiles,
+  dataBatch,
+  type LogLine,
+  readAll,
+  recordingLogger,
+  SyncHookFileSystem,
+  TEST_NOW_MS,
+  testConfig,
+} from '../test/support/log-fixtures.js';
+import {
+  LEADER_EPOCH_CHECKPOINT_FILE,
+  parseLeaderEpochCheckpoint,
+} from './epoch/leader-epoch-checkpoint-file.js';
 import { RaftLog } from './raft-log.js';
 
 const DIR = '/data/metadata';
 
-function open(fileSystem: MemoryFileSystem): RaftLog {
-  return RaftLog.open({ dir: DIR, fileSystem, config: testConfig(), time: () => TEST_NOW_MS });
+function open(fileSystem: MemoryFileSystem | SyncHookFileSystem, logger?: Logger): RaftLog {
+  return RaftLog.open({
+    dir: DIR,
+    fileSystem,
+    config: testConfig(),
+    time: () => TEST_NOW_MS,
+    ...(logger === undefined ? {} : { logger }),
+  });
 }
 
 /** 20 flushed two-record batches: ten in epoch 1 (offsets 0-19), ten in epoch 2 (20-39). */
-async function flushedLog(): Promise<{ fileSystem: MemoryFileSystem; log: RaftLog }> {
+async function flushedLog(logger?: Logger): Promise<{
+  fileSystem: MemoryFileSystem;
+  hooks: SyncHookFileSystem;
+  log: RaftLog;
+}> {
   const fileSystem = new MemoryFileSystem();
   fileSystem.mkdir(DIR);
-  const log = open(fileSystem);
+  const hooks = new SyncHookFileSystem(fileSystem);
+  const log = open(hooks, logger);
   for (let index = 0; index < 20; index += 1)
     log.appendAsLeader(dataBatch({ count: 2, valueBytes: 40 }), index < 10 ? 1 : 2);
   await log.flush();
   await log.recoveryPointSettled();
-  return { fileSystem, log };
+  return { fileSystem, hooks, log };
 }
 
 function appendEpoch3(log: RaftLog, from: number, to: number): void {
@@ -119,7 +144,70 @@ describe('a truncation deferred to the next flush (ADR 0029)', () => {
     const reopened = open(fileSystem);
     expect([reopened.endOffset(), reopened.lastFetchedEpoch()]).toEqual([26, 3]);
   });
+
+  it('makes the truncation durable at once when the held appends pass their 64 MiB bound', async () => {
+    const lines: LogLine[] = [];
+    const { fileSystem, log } = await flushedLog(recordingLogger(lines));
+    log.truncateTo(24);
+    const syncs = fileSystem.syncCount;
+    for (let offset = 24; offset < 94; offset += 1)
+      log.appendAsFollower(dataBatch({ baseOffset: offset, epoch: 3, valueBytes: 1024 * 1024 }), 3);
+    expect(lines.filter((line) => line.level === 'warn').map((line) => line.message)).toEqual([
+      'appends held behind a truncation exceed their bound: making the truncation durable now',
+    ]);
+    // Lowering the recovery point and writing the epoch checkpoint: no flush asked for either.
+    expect(fileSystem.syncCount).toBeGreaterThan(syncs);
+    expect(await log.flush()).toBe(94);
+    fileSystem.crash();
+    const reopened = open(fileSystem);
+    expect([reopened.endOffset(), reopened.lastFetchedEpoch()]).toEqual([94, 3]);
+    expect(readAll(reopened, 'uncommitted').filter((batch) => batch.epoch === 2)).toHaveLength(2);
+  });
+
+  it('installs a snapshot while the flush writes the held epochs, and the flush still succeeds', async () => {
+    const { fileSystem, hooks, log } = await flushedLog();
+    log.updateHighWatermark(12);
+    log.truncateTo(12);
+    appendEpoch3(log, 12, 16);
+    fetchedSnapshot(log, 40, 3);
+    // The snapshot install writes the (now empty) epoch checkpoint synchronously, through the same
+    // `.tmp` the flush's write is still syncing: that write must give way, not fail the flush.
+    hooks.onNextSyncAsync(`${LEADER_EPOCH_CHECKPOINT_FILE}.tmp`, () => {
+      expect(log.truncateToLatestSnapshot()).toBe(true);
+    });
+    expect(await log.flush()).toBe(40);
+    expect(epochCheckpointOnDisk(fileSystem)).toEqual([]);
+    fileSystem.crash();
+    const reopened = open(fileSystem);
+    expect([reopened.startOffset(), reopened.endOffset()]).toEqual([40, 40]);
+  });
+
+  it('writes the epochs again once a snapshot installed over a pending truncation', async () => {
+    const { fileSystem, log } = await flushedLog();
+    log.truncateTo(24);
+    appendEpoch3(log, 24, 30);
+    fetchedSnapshot(log, 40, 3);
+    expect(log.truncateToLatestSnapshot()).toBe(true);
+    log.appendAsFollower(dataBatch({ baseOffset: 40, epoch: 4, count: 2 }), 4);
+    expect(await log.flush()).toBe(42);
+    fileSystem.crash();
+    expect(epochCheckpointOnDisk(fileSystem)).toEqual([{ epoch: 4, startOffset: 40 }]);
+    const reopened = open(fileSystem);
+    expect([reopened.startOffset(), reopened.endOffset(), reopened.lastFetchedEpoch()]).toEqual([40, 42, 4]);
+  });
 });
+
+/** Freezes an (unchecked) snapshot at `offset` in `epoch`, as a follower does with a fetched one. */
+function fetchedSnapshot(log: RaftLog, offset: number, epoch: number): void {
+  const writer = log.createNewSnapshotUnchecked({ offset, epoch });
+  writer?.append(dataBatch({ epoch, count: 3 }));
+  writer?.freeze();
+}
+
+function epochCheckpointOnDisk(fileSystem: MemoryFileSystem): Array<{ epoch: number; startOffset: number }> {
+  const path = `${DIR}/__cluster_metadata-0/${LEADER_EPOCH_CHECKPOINT_FILE}`;
+  return parseLeaderEpochCheckpoint(fileSystem.readFile(path).toString('utf8'));
+}
 
 /** The log files and checkpoints (indexes are rebuilt by recovery, so their bytes may change early). */
 function dataFiles(fileSystem: MemoryFileSystem): Map<string, Buffer> {

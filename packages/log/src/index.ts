@@ -24,7 +24,12 @@ export {
   LogDirectoryLockedError,
   OffsetOutOfRangeError,
 } from './errors/log-errors.js';
-export { readSmallFile, writeFileAtomically, writeFileAtomicallyAsync } from './files/atomic-file.js';
+export {
+  readSmallFile,
+  temporaryPath,
+  writeFileAtomically,
+  writeFileAtomicallyAsync,
+} from './files/atomic-file.js';
 export { LOCK_FILE, LogDirectoryLock } from './files/log-directory-lock.js';
 export {
   LOG_START_OFFSET_CHECKPOINT_FILE,

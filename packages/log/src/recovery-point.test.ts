@@ -5,7 +5,9 @@ import {
   captureFiles,
   dataBatch,
   FailingFileSystem,
+  type LogLine,
   readAll,
+  recordingLogger,
   TEST_NOW_MS,
   testConfig,
 } from '../test/support/log-fixtures.js';
@@ -19,31 +21,6 @@ const PARTITION = `${DIR}/__cluster_metadata-0`;
 const RECOVERY_POINT = `${DIR}/recovery-point-offset-checkpoint`;
 const MARKER = `${PARTITION}/${CLEAN_SHUTDOWN_FILE}`;
 const FIRST_SEGMENT = `${PARTITION}/00000000000000000000.log`;
-
-interface LogLine {
-  readonly level: string;
-  readonly fields: Record<string, unknown>;
-  readonly message: string;
-}
-
-/** A Logger that keeps what it is told, to check that a loss is never only a WARN. */
-function recordingLogger(lines: LogLine[], bound: Record<string, unknown> = {}): Logger {
-  const at =
-    (level: string) =>
-    (fields: Record<string, unknown>, message?: string): void => {
-      lines.push({ level, fields: { ...bound, ...fields }, message: message ?? '' });
-    };
-  return {
-    trace: at('trace'),
-    debug: at('debug'),
-    info: at('info'),
-    warn: at('warn'),
-    error: at('error'),
-    fatal: at('fatal'),
-    isLevelEnabled: () => true,
-    child: (fields: Record<string, unknown>) => recordingLogger(lines, { ...bound, ...fields }),
-  } as unknown as Logger;
-}
 
 function open(fileSystem: FileSystem, lostFlushedData?: LostFlushedDataPolicy, logger?: Logger): RaftLog {
   return RaftLog.open({

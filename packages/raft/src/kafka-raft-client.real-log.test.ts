@@ -6,13 +6,90 @@ import { LogConfig, RaftLog } from '@kraft/log';
 import { MemoryFileSystem, RecordsIterator } from '@kraft/records';
 import { describe, expect, it } from 'vitest';
 import { RaftClientTestContext, recordsOf } from '../test/kit/raft-client-test-context.js';
+import { openKafkaRaftLog } from './io/kafka-raft-log.js';
 import { RaftApiKey } from './kafka-raft-client.js';
+import type { OutboundRequest } from './ports/network-channel.js';
+import type { RaftLog as RaftLogPort } from './ports/raft-log.js';
 import { DEFAULT_QUORUM_CONFIG } from './quorum-config.js';
 
 function realLogFactory(segmentBytes = 1 << 20) {
   const fileSystem = new MemoryFileSystem();
   const config = new LogConfig({ internalSegmentBytes: segmentBytes, preallocate: true });
   return () => RaftLog.open({ dir: '/metadata', fileSystem, config, time: () => 0 });
+}
+
+/** A follower of leader 1 in epoch 4 whose log holds epoch 1 (offsets 0-1) and epoch 2 (2-3). */
+function followerWithDivergentTail(logFactory: () => RaftLogPort): Promise<RaftClientTestContext> {
+  return RaftClientTestContext.builder(0, [0, 1, 2])
+    .withElectedLeader(4, 1)
+    .withLogFactory(logFactory)
+    .appendToLog(1, ['a', 'b'])
+    .appendToLog(2, ['x', 'y'])
+    .build();
+}
+
+/** The follower in the divergence exchange, and the fetches it sent that no step answered yet. */
+interface DivergenceExchange {
+  readonly context: RaftClientTestContext;
+  readonly sent: OutboundRequest[];
+}
+
+/** One step of the exchange; returns the fetch offset the follower sent after it. */
+type DivergenceStep = (exchange: DivergenceExchange) => Promise<number>;
+
+function expectFetch(
+  { context, sent }: DivergenceExchange,
+  fetchOffset: number,
+  lastFetchedEpoch: number,
+): number {
+  sent.push(context.assertSentFetchRequest({ epoch: 4, fetchOffset, lastFetchedEpoch }));
+  return fetchOffset;
+}
+
+/** Leader 1 answers the oldest fetch not yet answered, in epoch 4. */
+function answerFetch(
+  { context, sent }: DivergenceExchange,
+  fields: Omit<Parameters<RaftClientTestContext['fetchResponse']>[0], 'epoch' | 'leaderId'>,
+): void {
+  context.deliverResponse(
+    sent.shift() as OutboundRequest,
+    context.fetchResponse({ epoch: 4, leaderId: 1, ...fields }),
+  );
+}
+
+/**
+ * The leader says the log diverges at offset 2 (epoch 1 ends there), the follower truncates to 2,
+ * then the leader sends epoch 4's offsets 2-3 with the high watermark at 3.
+ */
+const divergenceSteps: readonly DivergenceStep[] = [
+  async (exchange) => {
+    await exchange.context.poll();
+    return expectFetch(exchange, 4, 2);
+  },
+  async (exchange) => {
+    answerFetch(exchange, { highWatermark: 2, divergingEpoch: { epoch: 1, offset: 2 } });
+    await exchange.context.poll();
+    expect(exchange.context.log.endOffset()).toBe(2);
+    return expectFetch(exchange, 2, 1);
+  },
+  async (exchange) => {
+    answerFetch(exchange, { highWatermark: 3, records: recordsOf(2, 4, ['c', 'd']) });
+    await exchange.context.poll();
+    await exchange.context.poll();
+    expect(exchange.context.log.endOffset()).toBe(4);
+    return expectFetch(exchange, 4, 4);
+  },
+];
+
+/** (offset, epoch) of every record in the log. */
+function recordEpochs(log: RaftLogPort): Array<[number, number]> {
+  const found: Array<[number, number]> = [];
+  const iterator = new RecordsIterator(log.read(log.startOffset(), 'uncommitted').records);
+  for (const batch of iterator) {
+    for (let offset = batch.baseOffset; offset <= batch.lastOffset; offset += 1)
+      found.push([offset, batch.epoch]);
+  }
+  return found;
 }
 
 describe('KafkaRaftClient on the real RaftLog (MemoryFileSystem)', () => {
@@ -112,41 +189,38 @@ describe('KafkaRaftClient on the real RaftLog (MemoryFileSystem)', () => {
   });
 
   it('a follower appends, truncates on divergence, and never exposes offsets at or above the HWM', async () => {
-    const context = await RaftClientTestContext.builder(0, [0, 1, 2])
-      .withElectedLeader(4, 1)
-      .withLogFactory(realLogFactory())
-      .appendToLog(1, ['a', 'b'])
-      .appendToLog(2, ['x', 'y'])
-      .build();
-    await context.poll();
-    const first = context.assertSentFetchRequest({ epoch: 4, fetchOffset: 4, lastFetchedEpoch: 2 });
-    context.deliverResponse(
-      first,
-      context.fetchResponse({
-        epoch: 4,
-        leaderId: 1,
-        highWatermark: 2,
-        divergingEpoch: { epoch: 1, offset: 2 },
-      }),
-    );
-    await context.poll();
-    expect(context.log.endOffset()).toBe(2);
-    const second = context.assertSentFetchRequest({ epoch: 4, fetchOffset: 2, lastFetchedEpoch: 1 });
-    context.deliverResponse(
-      second,
-      context.fetchResponse({
-        epoch: 4,
-        leaderId: 1,
-        highWatermark: 3,
-        records: recordsOf(2, 4, ['c', 'd']),
-      }),
-    );
-    await context.poll();
-    await context.poll();
+    const exchange: DivergenceExchange = {
+      context: await followerWithDivergentTail(realLogFactory()),
+      sent: [],
+    };
+    for (const step of divergenceSteps) await step(exchange);
+    const { context } = exchange;
     expect(context.log.endOffset()).toBe(4);
     expect(context.client.highWatermark()).toBe(3);
     // The batch [2, 3] straddles the HWM, so only [0, 1] is committed for the listener.
     expect(context.listener.committedValues()).toEqual(['a', 'b']);
+  });
+
+  it('a follower truncating on divergence never reports an offset above what a power loss then keeps', async () => {
+    // ADR 0029: the truncation reaches the files only in the next flush. The fetch offset a Fetch
+    // carries (the leader counts it toward the high watermark) must survive a power loss at once.
+    // Not preallocated, unlike realLogFactory: a crash keeps exactly the synced bytes.
+    const config = new LogConfig({ internalSegmentBytes: 1 << 20 });
+    for (let crashAfter = 0; crashAfter <= divergenceSteps.length; crashAfter += 1) {
+      const fileSystem = new MemoryFileSystem();
+      const openLog = () => openKafkaRaftLog({ dir: '/metadata', fileSystem, config, time: () => 0 });
+      const exchange: DivergenceExchange = { context: await followerWithDivergentTail(openLog), sent: [] };
+      // The records below the last fetch offset sent, as the log held them when it was sent.
+      let reported: Array<[number, number]> = [];
+      for (const step of divergenceSteps.slice(0, crashAfter)) {
+        const fetchOffset = await step(exchange);
+        reported = recordEpochs(exchange.context.log).slice(0, fetchOffset);
+      }
+      fileSystem.crash();
+      expect(recordEpochs(openLog()).slice(0, reported.length)).toEqual(reported);
+      if (crashAfter === divergenceSteps.length)
+        expect(reported.map(([, epoch]) => epoch)).toEqual([1, 1, 4, 4]);
+    }
   });
 
   it('a leader on the real log serves its snapshot to a fetch at offset 0', async () => {

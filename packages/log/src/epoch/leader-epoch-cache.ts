@@ -12,6 +12,12 @@ export class LeaderEpochCache {
   /** While held, changes stay in memory (the log bytes they describe are not written either). */
   private writesHeld = false;
   private unwritten = false;
+  /**
+   * Bumped by every synchronous write: an asynchronous write that started before one must not
+   * rename its `.tmp` (the synchronous write used the same `.tmp`, wrote newer entries and renamed
+   * it already), as the log's recovery point does with its `checkpointGeneration`.
+   */
+  private writeGeneration = 0;
 
   constructor(
     private readonly checkpoint: LeaderEpochCheckpointFile | undefined,
@@ -135,8 +141,12 @@ export class LeaderEpochCache {
     if (this.entries.length > 0) this.replace([]);
   }
 
-  /** Writes the current entries (used after a rebuild). */
+  /**
+   * Writes the current entries (used after a rebuild), superseding an asynchronous `writeHeld`
+   * still in flight.
+   */
   persist(): void {
+    this.writeGeneration += 1;
     this.checkpoint?.write(this.entries);
   }
 
@@ -154,18 +164,20 @@ export class LeaderEpochCache {
     return this.unwritten;
   }
 
-  /** Writes held changes with the syncs off the event loop; changes made meanwhile are written too. */
+  /**
+   * Writes the held changes once, with the syncs off the event loop. They count as unwritten until
+   * the write lands, so a `releaseWrites` meanwhile writes them synchronously; that write
+   * supersedes this one, which then skips its rename. Changes made meanwhile stay unwritten: the
+   * caller checks `hasUnwrittenChanges` and writes again.
+   */
   async writeHeld(): Promise<void> {
-    while (this.unwritten && this.checkpoint !== undefined) {
-      this.unwritten = false;
-      try {
-        await this.checkpoint.writeAsync(this.entries);
-      } catch (error) {
-        this.unwritten = true;
-        throw error;
-      }
-    }
-    this.unwritten = false;
+    if (this.checkpoint === undefined) this.unwritten = false;
+    if (!this.unwritten || this.checkpoint === undefined) return;
+    const generation = this.writeGeneration;
+    const entries = this.entries;
+    const stillCurrent = (): boolean => generation === this.writeGeneration;
+    await this.checkpoint.writeAsync(entries, stillCurrent);
+    if (stillCurrent() && this.entries === entries) this.unwritten = false;
   }
 
   /** Ends `holdWrites`, writing (synchronously) whatever `writeHeld` has not written yet. */

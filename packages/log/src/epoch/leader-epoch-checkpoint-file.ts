@@ -32,20 +32,16 @@ export class LeaderEpochCheckpointFile {
    * @throws FileSystemError when a write, sync or rename fails.
    */
   write(entries: readonly EpochEntry[]): void {
-    writeFileAtomically(
-      this.fileSystem,
-      this.path,
-      Buffer.from(formatLeaderEpochCheckpoint(entries), 'utf8'),
-    );
+    writeFileAtomically(this.fileSystem, this.path, bytesOf(entries));
   }
 
-  /** `write` with both syncs off the event loop. */
-  writeAsync(entries: readonly EpochEntry[]): Promise<void> {
-    return writeFileAtomicallyAsync(
-      this.fileSystem,
-      this.path,
-      Buffer.from(formatLeaderEpochCheckpoint(entries), 'utf8'),
-    );
+  /**
+   * `write` with both syncs off the event loop. When `stillCurrent` answers false once the `.tmp`
+   * is synced, a synchronous `write` made meanwhile superseded this one, which then stops before
+   * its rename.
+   */
+  writeAsync(entries: readonly EpochEntry[], stillCurrent?: () => boolean): Promise<void> {
+    return writeFileAtomicallyAsync(this.fileSystem, this.path, bytesOf(entries), stillCurrent);
   }
 
   /** The entries, or undefined when the file does not exist. Malformed content is a typed error. */
@@ -53,6 +49,10 @@ export class LeaderEpochCheckpointFile {
     const bytes = readSmallFile(this.fileSystem, this.path);
     return bytes === undefined ? undefined : parseLeaderEpochCheckpoint(bytes.toString('utf8'), this.path);
   }
+}
+
+function bytesOf(entries: readonly EpochEntry[]): Buffer {
+  return Buffer.from(formatLeaderEpochCheckpoint(entries), 'utf8');
 }
 
 /** The checkpoint file's text for `entries`: `0\n<count>\n` then `<epoch> <startOffset>\n` each. */

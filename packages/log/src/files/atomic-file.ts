@@ -32,11 +32,16 @@ export function writeFileAtomically(fileSystem: FileSystem, path: string, conten
 /**
  * `writeFileAtomically` with both syncs off the event loop (libuv's thread pool), for writes on
  * a latency path (the election state): the writes and the rename are page-cache operations.
+ *
+ * `stillCurrent`, asked once the `.tmp` is synced, lets a synchronous write of the same file made
+ * meanwhile supersede this one: that write went through the same `.tmp` and renamed it already,
+ * so when it answers false this write stops before its rename (it has nothing left to rename).
  */
 export async function writeFileAtomicallyAsync(
   fileSystem: FileSystem,
   path: string,
   content: Uint8Array,
+  stillCurrent: () => boolean = () => true,
 ): Promise<void> {
   const handle = openTemporaryCopy(fileSystem, path, content);
   try {
@@ -44,11 +49,13 @@ export async function writeFileAtomicallyAsync(
   } finally {
     handle.close();
   }
+  if (!stillCurrent()) return;
   fileSystem.rename(temporaryPath(path), path);
   await fileSystem.syncDirectoryAsync(parentDirectory(path));
 }
 
-function temporaryPath(path: string): string {
+/** The temporary file (`<path>.tmp`) the atomic writes of `path` go through. */
+export function temporaryPath(path: string): string {
   return `${path}.tmp`;
 }
 

@@ -4,8 +4,10 @@ import {
   BATCH_CORRUPT,
   BATCH_INCOMPLETE,
   batchBaseOffset,
+  batchesBelow,
   batchLastOffset,
   batchLeaderEpoch,
+  batchSizeAt,
   checkBatchAt,
   readSafeOffset,
   writeOffset,
@@ -54,5 +56,25 @@ describe('batch header checks', () => {
     expect(readSafeOffset(bytes, 0)).toBe(2 ** 40 + 5);
     bytes.writeUInt32BE(0x00200000, 0);
     expect(readSafeOffset(bytes, 0)).toBeNaN();
+  });
+});
+
+describe('batchesBelow', () => {
+  const parts = [24, 26, 28].map((offset) =>
+    Buffer.from(dataBatch({ baseOffset: offset, count: 2 }).buffer()),
+  );
+  const buffer = Buffer.concat(parts);
+  const sizes = parts.map((part) => part.length);
+
+  it('takes the whole leading batches whose last offset lies below the offset', () => {
+    expect(batchSizeAt(buffer, 0)).toBe(sizes[0]);
+    expect(batchesBelow(buffer, 28)).toEqual({
+      sizeInBytes: (sizes[0] ?? 0) + (sizes[1] ?? 0),
+      lastOffset: 27,
+    });
+    // 27 is inside the batch 26-27: that batch is not below it.
+    expect(batchesBelow(buffer, 27)).toEqual({ sizeInBytes: sizes[0], lastOffset: 25 });
+    expect(batchesBelow(buffer, 24)).toEqual({ sizeInBytes: 0, lastOffset: -1 });
+    expect(batchesBelow(buffer, 100)).toEqual({ sizeInBytes: buffer.length, lastOffset: 29 });
   });
 });

@@ -51,9 +51,14 @@ export function batchMaxTimestamp(buffer: Buffer, position: number): number {
   return Number(buffer.readBigInt64BE(position + MAX_TIMESTAMP_OFFSET));
 }
 
+/** Total size of the batch at `position` as its length field says it, unchecked. */
+export function batchSizeAt(buffer: Buffer, position: number): number {
+  return buffer.readInt32BE(position + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
+}
+
 /** Total size of the batch at `position` from its length field, or BATCH_CORRUPT when impossible. */
 export function declaredBatchSize(buffer: Buffer, position: number, maxBatchSizeInBytes: number): number {
-  const size = buffer.readInt32BE(position + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
+  const size = batchSizeAt(buffer, position);
   if (size < RECORD_BATCH_OVERHEAD || size > maxBatchSizeInBytes) return BATCH_CORRUPT;
   return size;
 }
@@ -86,4 +91,20 @@ export function checkBatchAt(
   const expectedCrc = buffer.readUInt32BE(position + CRC_OFFSET);
   const actualCrc = crc32c(buffer.subarray(position + ATTRIBUTES_OFFSET, position + size));
   return expectedCrc === actualCrc ? size : BATCH_CORRUPT;
+}
+
+/**
+ * The leading batches of `buffer` (whole batches, already validated) whose last offset lies below
+ * `offset`: their size and the last offset they hold (-1 when none).
+ */
+export function batchesBelow(buffer: Buffer, offset: number): { sizeInBytes: number; lastOffset: number } {
+  let position = 0;
+  let lastOffset = -1;
+  while (position + LOG_OVERHEAD <= buffer.length) {
+    const batchLast = batchLastOffset(buffer, position);
+    if (batchLast >= offset) break;
+    lastOffset = batchLast;
+    position += batchSizeAt(buffer, position);
+  }
+  return { sizeInBytes: position, lastOffset };
 }

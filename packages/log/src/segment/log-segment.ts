@@ -10,6 +10,7 @@ import {
   batchLastOffset,
   batchLeaderEpoch,
   batchMaxTimestamp,
+  batchSizeAt,
   checkBatchAt,
   declaredBatchSize,
   LOG_OVERHEAD,
@@ -281,7 +282,7 @@ export class LogSegment {
   private indexBatches(buffer: Buffer, startPosition: number): void {
     let position = 0;
     while (position + LOG_OVERHEAD <= buffer.length) {
-      const size = buffer.readInt32BE(position + 8) + LOG_OVERHEAD;
+      const size = batchSizeAt(buffer, position);
       const lastOffset = batchLastOffset(buffer, position);
       const maxTimestamp = batchMaxTimestamp(buffer, position);
       if (this.rollingBasedTimestamp === undefined) this.rollingBasedTimestamp = maxTimestamp;
@@ -421,7 +422,7 @@ export class LogSegment {
 
   /** The size the length field at `relative` declares, clamped to [0, max batch size]. */
   private declaredSizeIn(chunk: Buffer, relative: number): number {
-    const size = chunk.readInt32BE(relative + 8) + LOG_OVERHEAD;
+    const size = batchSizeAt(chunk, relative);
     return size > 0 && size <= this.config.maxBatchSizeInBytes ? size : 0;
   }
 

@@ -30,11 +30,12 @@ import type {
 import {
   BATCH_CORRUPT,
   BATCH_INCOMPLETE,
-  BATCH_LENGTH_OFFSET,
   batchBaseOffset,
+  batchesBelow,
   batchLastOffset,
   batchLeaderEpoch,
   batchMaxTimestamp,
+  batchSizeAt,
   checkBatchAt,
   LAST_OFFSET_DELTA_OFFSET,
   LOG_OVERHEAD,
@@ -90,10 +91,9 @@ interface FoundDamage {
 
 /** An append made while a truncation is pending: validated, offsets assigned, not yet written. */
 interface HeldAppend {
+  /** A private copy of the appended batches; its size is the append's size. */
   readonly records: MemoryRecords;
-  readonly firstOffset: number;
   readonly lastOffset: number;
-  readonly sizeInBytes: number;
   readonly maxTimestampMs: number;
 }
 
@@ -105,11 +105,16 @@ interface HeldAppend {
 interface PendingTruncation {
   /** The lowest offset truncated to since the files were last cut. */
   offset: number;
-  /** Segments cut in memory whose files still hold the removed bytes. */
-  readonly cutSegments: Set<LogSegment>;
+  /**
+   * Whether the active segment was cut in memory and its file still holds the removed bytes. Only
+   * the active one can be: the segment list only shrinks while a truncation is pending (`roll`
+   * settles it first, held appends never roll), so every cut lands in the last segment.
+   */
+  activeSegmentCut: boolean;
   /** Segments out of the log whose files still exist. */
   readonly removedSegments: LogSegment[];
   readonly heldAppends: HeldAppend[];
+  /** The bytes of `heldAppends`, bounded by MAX_HELD_APPEND_BYTES. */
   heldSizeInBytes: number;
 }
 
@@ -404,21 +409,27 @@ export class SegmentedLog {
 
   /** Writes and fdatasyncs the checkpoint before returning (open, snapshot, close). */
   private writeRecoveryPointNow(offset: number): void {
-    this.checkpointGeneration += 1;
-    this.checkpointedRecoveryPoint = undefined;
-    this.recoveryPointOnFile = offset;
+    this.beginRecoveryPointWrite(offset);
     this.recoveryPointFile.write(offset);
     this.checkpointedRecoveryPoint = offset;
   }
 
   /** `writeRecoveryPointNow` with the fdatasync off the event loop (a truncation's first step). */
   private async writeRecoveryPointAsync(offset: number): Promise<void> {
-    this.checkpointGeneration += 1;
-    const generation = this.checkpointGeneration;
-    this.checkpointedRecoveryPoint = undefined;
-    this.recoveryPointOnFile = offset;
+    const generation = this.beginRecoveryPointWrite(offset);
     await this.recoveryPointFile.writeAsync(offset);
     if (generation === this.checkpointGeneration) this.checkpointedRecoveryPoint = offset;
+  }
+
+  /**
+   * Supersedes any write still in flight (its completion no longer counts) and records `offset`
+   * as the bytes on file, nothing as durable until this write lands; returns its generation.
+   */
+  private beginRecoveryPointWrite(offset: number): number {
+    this.checkpointGeneration += 1;
+    this.checkpointedRecoveryPoint = undefined;
+    this.recoveryPointOnFile = offset;
+    return this.checkpointGeneration;
   }
 
   /**
@@ -588,7 +599,7 @@ export class SegmentedLog {
   /** Batch size, BATCH_INCOMPLETE for a trailing partial batch (follower only), or a typed error. */
   private checkIncomingBatch(buffer: Buffer, position: number, requireComplete: boolean): number {
     if (buffer.length - position >= LOG_OVERHEAD) {
-      const declared = buffer.readInt32BE(position + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
+      const declared = batchSizeAt(buffer, position);
       if (declared > this.config.maxBatchSizeInBytes) {
         throw new InvalidRecordError(
           `batch of ${declared} bytes exceeds the maximum ${this.config.maxBatchSizeInBytes}`,
@@ -632,13 +643,10 @@ export class SegmentedLog {
     if (this.pendingTruncation === undefined) {
       this.writeToSegments(records, lastOffset, sizeInBytes, maxTimestampMs);
     } else {
-      const firstOffset = this.logEndOffsetValue;
       this.pendingTruncation.heldAppends.push({
         // A copy: the caller may reuse its buffer (a network read buffer) once the append returns.
         records: MemoryRecords.readableRecords(Buffer.from(records.buffer())),
-        firstOffset,
         lastOffset,
-        sizeInBytes,
         maxTimestampMs,
       });
       this.pendingTruncation.heldSizeInBytes += sizeInBytes;
@@ -728,16 +736,16 @@ export class SegmentedLog {
     let positionBytes = active.sizeInBytes();
     for (const held of pending.heldAppends) {
       if (held.lastOffset < startOffset) {
-        positionBytes += held.sizeInBytes;
+        positionBytes += held.records.sizeInBytes();
         continue;
       }
       const buffer = held.records.buffer();
       const start = batchesBelow(buffer, startOffset).sizeInBytes;
       const limit = batchesBelow(buffer, maxOffset).sizeInBytes;
       if (start >= limit) break;
-      let end = start + batchSize(buffer, start);
-      while (end < limit && end + batchSize(buffer, end) - start <= maxSizeBytes)
-        end += batchSize(buffer, end);
+      let end = start + batchSizeAt(buffer, start);
+      while (end < limit && end + batchSizeAt(buffer, end) - start <= maxSizeBytes)
+        end += batchSizeAt(buffer, end);
       return {
         records: MemoryRecords.readableRecords(buffer.subarray(start, end)),
         startOffsetMetadata: {
@@ -840,7 +848,7 @@ export class SegmentedLog {
       this.epochCache.holdWrites();
       this.pendingTruncation = {
         offset: Number.POSITIVE_INFINITY,
-        cutSegments: new Set(),
+        activeSegmentCut: false,
         removedSegments: [],
         heldAppends: [],
         heldSizeInBytes: 0,
@@ -857,11 +865,10 @@ export class SegmentedLog {
   private cutSegmentsInMemory(pending: PendingTruncation, offset: number): void {
     const first = this.segments.first();
     const removed = this.segments.removeWhere((segment) => segment !== first && segment.baseOffset > offset);
-    for (const segment of removed) pending.cutSegments.delete(segment);
     pending.removedSegments.push(...removed);
     const active = this.segments.last() as LogSegment;
     active.truncateTo(offset, true);
-    pending.cutSegments.add(active);
+    pending.activeSegmentCut = true;
     // The cut ends at a batch boundary, which may lie below `offset`: that is where recovery must
     // be allowed to find the log end.
     pending.offset = Math.min(pending.offset, active.nextOffset());
@@ -900,8 +907,8 @@ export class SegmentedLog {
   }
 
   private cutFiles(pending: PendingTruncation): void {
-    for (const segment of pending.cutSegments) segment.cutFileToSize();
-    pending.cutSegments.clear();
+    if (pending.activeSegmentCut) (this.segments.last() as LogSegment).cutFileToSize();
+    pending.activeSegmentCut = false;
     const removed = pending.removedSegments.splice(0);
     if (removed.length === 0) return;
     this.retire(removed);
@@ -913,7 +920,7 @@ export class SegmentedLog {
     this.pendingTruncation = undefined;
     this.epochCache.releaseWrites();
     for (const held of pending.heldAppends)
-      this.writeToSegments(held.records, held.lastOffset, held.sizeInBytes, held.maxTimestampMs);
+      this.writeToSegments(held.records, held.lastOffset, held.records.sizeInBytes(), held.maxTimestampMs);
     this.highWatermarkCache = undefined;
   }
 
@@ -921,19 +928,20 @@ export class SegmentedLog {
   private dropHeldAppendsFrom(pending: PendingTruncation, offset: number): void {
     const index = pending.heldAppends.findIndex((held) => held.lastOffset >= offset);
     if (index === -1) return;
-    const [straddling] = pending.heldAppends.splice(index);
-    if (straddling !== undefined && straddling.firstOffset < offset) {
-      const kept = batchesBelow(straddling.records.buffer(), offset);
-      if (kept.sizeInBytes > 0) {
-        pending.heldAppends.push({
-          ...straddling,
-          records: MemoryRecords.readableRecords(straddling.records.buffer().subarray(0, kept.sizeInBytes)),
-          lastOffset: kept.lastOffset,
-          sizeInBytes: kept.sizeInBytes,
-        });
-      }
+    const straddling = pending.heldAppends.splice(index)[0] as HeldAppend;
+    // Nothing is kept when the append starts at or after `offset`.
+    const kept = batchesBelow(straddling.records.buffer(), offset);
+    if (kept.sizeInBytes > 0) {
+      pending.heldAppends.push({
+        ...straddling,
+        records: MemoryRecords.readableRecords(straddling.records.buffer().subarray(0, kept.sizeInBytes)),
+        lastOffset: kept.lastOffset,
+      });
     }
-    pending.heldSizeInBytes = pending.heldAppends.reduce((total, held) => total + held.sizeInBytes, 0);
+    pending.heldSizeInBytes = pending.heldAppends.reduce(
+      (total, held) => total + held.records.sizeInBytes(),
+      0,
+    );
   }
 
   /** Deletes every segment and starts an empty log at `offset` (after installing a snapshot). */
@@ -1235,21 +1243,4 @@ function removeStrayFiles(fileSystem: FileSystem, directory: string): void {
     }
   }
   if (removed) fileSystem.syncDirectory(directory);
-}
-
-function batchSize(buffer: Buffer, position: number): number {
-  return buffer.readInt32BE(position + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
-}
-
-/** The leading batches of `buffer` (whole, validated batches) whose last offset lies below `offset`. */
-function batchesBelow(buffer: Buffer, offset: number): { sizeInBytes: number; lastOffset: number } {
-  let position = 0;
-  let lastOffset = -1;
-  while (position + LOG_OVERHEAD <= buffer.length) {
-    const batchLast = batchLastOffset(buffer, position);
-    if (batchLast >= offset) break;
-    lastOffset = batchLast;
-    position += batchSize(buffer, position);
-  }
-  return { sizeInBytes: position, lastOffset };
 }

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Logger } from '@kraft/protocol';
 import {
   type FileHandle,
   type FileLock,
@@ -304,4 +305,71 @@ class FailingFileHandle implements FileHandle {
   close(): void {
     this.inner.close();
   }
+}
+
+/**
+ * A FailingFileSystem that runs a hook once an asynchronous sync has started on a file whose path
+ * ends with a given suffix, before its caller resumes: it puts work (a truncation, a snapshot
+ * install) inside the await of a flush.
+ */
+export class SyncHookFileSystem extends FailingFileSystem {
+  private readonly hooks: Array<{ readonly pathEnd: string; readonly hook: () => void }> = [];
+
+  constructor(
+    inner: FileSystem,
+    failAt = Number.POSITIVE_INFINITY,
+    asyncSyncs: 'immediate' | 'next-turn' = 'immediate',
+  ) {
+    super(inner, failAt, asyncSyncs);
+  }
+
+  /** Runs `hook` at the next `syncAsync` on a file whose path ends with `pathEnd`. */
+  onNextSyncAsync(pathEnd: string, hook: () => void): void {
+    this.hooks.push({ pathEnd, hook });
+  }
+
+  override open(path: string, options?: OpenOptions): FileHandle {
+    const handle = super.open(path, options);
+    const syncAsync = (): Promise<void> => {
+      const sync = handle.syncAsync();
+      const index = this.hooks.findIndex((each) => path.endsWith(each.pathEnd));
+      try {
+        if (index !== -1) this.hooks.splice(index, 1)[0]?.hook();
+      } catch (error) {
+        // The hook's failure (a file step it took failed) reaches the sync's caller, once it settled.
+        const fail = (): never => {
+          throw error;
+        };
+        return sync.then(fail, fail);
+      }
+      return sync;
+    };
+    return Object.assign(Object.create(handle) as FileHandle, { syncAsync });
+  }
+}
+
+/** One call to a {@link recordingLogger}. */
+export interface LogLine {
+  readonly level: string;
+  readonly fields: Record<string, unknown>;
+  readonly message: string;
+}
+
+/** A Logger that keeps what it is told, to check that a loss is never only a WARN. */
+export function recordingLogger(lines: LogLine[], bound: Record<string, unknown> = {}): Logger {
+  const at =
+    (level: string) =>
+    (fields: Record<string, unknown>, message?: string): void => {
+      lines.push({ level, fields: { ...bound, ...fields }, message: message ?? '' });
+    };
+  return {
+    trace: at('trace'),
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    fatal: at('fatal'),
+    isLevelEnabled: () => true,
+    child: (fields: Record<string, unknown>) => recordingLogger(lines, { ...bound, ...fields }),
+  } as unknown as Logger;
 }

@@ -12,7 +12,7 @@
  * the old or the new state, never a torn file. A file that exists but does not parse is a
  * `CorruptQuorumStateError`, never a silent reset: forgetting a vote could elect two leaders.
  */
-import { writeFileAtomicallyAsync } from '@kraft/log';
+import { temporaryPath, writeFileAtomicallyAsync } from '@kraft/log';
 import {
   checkMethods,
   checkNonEmptyString,
@@ -33,8 +33,6 @@ import { CorruptQuorumStateError } from './corrupt-quorum-state-error.js';
 const MAX_FILE_SIZE_BYTES = 1024 * 1024;
 const INT32_MIN = -0x8000_0000;
 const INT32_MAX = 0x7fff_ffff;
-/** `writeFileAtomically`'s temporary file, removed by `clear` too. */
-const TEMP_SUFFIX = '.tmp';
 
 /** Where a `FileQuorumStateStore` keeps its file, and the file system it uses. */
 export interface FileQuorumStateStoreOptions {
@@ -65,7 +63,8 @@ export class FileQuorumStateStore implements QuorumStateStore {
     }
     this.fileSystem = options.fileSystem;
     this.filePath = options.path;
-    this.tempPath = `${options.path}${TEMP_SUFFIX}`;
+    // `writeFileAtomicallyAsync`'s temporary file, removed by `clear` too.
+    this.tempPath = temporaryPath(options.path);
     const slash = options.path.lastIndexOf('/');
     this.directory = slash <= 0 ? '/' : options.path.slice(0, slash);
   }

@@ -11,7 +11,7 @@ export class IllegalArgumentError extends KRaftError {
   }
 
   /**
-   * Whether `value` is a IllegalArgumentError, by its `code` rather than `instanceof`, so the test holds
+   * Whether `value` is an IllegalArgumentError, by its `code` rather than `instanceof`, so the test holds
    * when two copies of this package are loaded.
    */
   static isIllegalArgumentError(value: unknown): value is IllegalArgumentError {

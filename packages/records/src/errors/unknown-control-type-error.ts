@@ -20,7 +20,7 @@ export class UnknownControlTypeError extends KRaftError {
   }
 
   /**
-   * Whether `value` is a UnknownControlTypeError, by its `code` rather than `instanceof`, so the test holds
+   * Whether `value` is an UnknownControlTypeError, by its `code` rather than `instanceof`, so the test holds
    * when two copies of this package are loaded.
    */
   static isUnknownControlTypeError(value: unknown): value is UnknownControlTypeError {
