@@ -26,7 +26,6 @@ import { InvalidConfigurationError } from '../errors/invalid-configuration-error
 import { NoLeaderError } from '../errors/no-leader-error.js';
 import { NotLeaderError } from '../errors/not-leader-error.js';
 import { RaftNodeClosedError } from '../errors/raft-node-closed-error.js';
-import { RaftTimeoutError } from '../errors/raft-timeout-error.js';
 import { FileQuorumStateStore } from '../io/file-quorum-state-store.js';
 import { openKafkaRaftLog } from '../io/kafka-raft-log.js';
 import { RaftDriver } from '../io/raft-driver.js';
@@ -51,6 +50,7 @@ import {
 import { describeNodeStatus, type RaftNodeStatus } from './raft-node-status.js';
 import { StateMachineListener } from './state-machine-listener.js';
 import { encodeValues, ValueSnapshotWriter } from './value-codec.js';
+import { waitUntilApplied } from './wait-until-applied.js';
 
 /** Options of one `propose` call. */
 export interface ProposeOptions {
@@ -287,12 +287,17 @@ export class RaftNode<T> {
     } catch (error) {
       throw error instanceof NotLeaderError ? this.notLeader(running, epoch) : error;
     }
-    while (this.stateMachineListener.nextOffset() < readOffset) {
-      const remainingMs = deadlineMs - this.bound.time.milliseconds();
-      if (remainingMs <= 0) throw new RaftTimeoutError('read-index', timeoutMs);
-      await this.nextProgressOrTimeout(remainingMs);
-      this.runningOrThrow('readIndex');
-    }
+    await waitUntilApplied(
+      {
+        nextOffset: () => this.stateMachineListener.nextOffset(),
+        nowMs: () => this.bound.time.milliseconds(),
+        nextProgressOrTimeout: (waitMs) => this.nextProgressOrTimeout(waitMs),
+        checkRunning: () => this.runningOrThrow('readIndex'),
+      },
+      readOffset,
+      deadlineMs,
+      timeoutMs,
+    );
     return readOffset;
   }
 
