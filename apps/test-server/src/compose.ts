@@ -6,7 +6,6 @@
  * besides Kafka's test-server APIs.
  */
 import { randomInt } from 'node:crypto';
-import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { FlushedDataLossError, LogConfig, LogDirectoryLock, type LostFlushedDataPolicy } from '@kraft/log';
 import { Uuid } from '@kraft/protocol';
@@ -15,7 +14,9 @@ import {
   ensureLogDirectoryFormatted,
   FileQuorumStateStore,
   KafkaRaftClient,
+  lostFlushedDataPolicyFor,
   openKafkaRaftLog,
+  quorumStateStorePath,
   RaftDriver,
   type RaftLog,
   type Random,
@@ -43,7 +44,6 @@ export const PERFORMANCE_TEST_TOPIC_PARTITION = `${PERFORMANCE_TEST_TOPIC_NAME}-
 export const PERFORMANCE_TEST_TOPIC_ID = Uuid.fromLongs(0n, 2n);
 /** Kafka's test server runs with the zero Uuid as its cluster id. */
 export const TEST_SERVER_CLUSTER_ID = Uuid.ZERO.toString();
-const QUORUM_STATE_FILE_NAME = 'quorum-state';
 /**
  * Appended-but-uncommitted bytes the workload allows itself (TARGETS §4.6: beyond a few MiB,
  * latency only measures the queue).
@@ -123,7 +123,7 @@ async function startLockedServer(
   }
   const quorumStateStore = new FileQuorumStateStore({
     fileSystem,
-    path: join(config.metadataLogDir, PERFORMANCE_TEST_TOPIC_PARTITION, QUORUM_STATE_FILE_NAME),
+    path: quorumStateStorePath(config.metadataLogDir, PERFORMANCE_TEST_TOPIC_PARTITION),
   });
   const client = createClient({ config, commandLine, logger, log, channel, random, quorumStateStore });
   const driver = new RaftDriver({
@@ -368,15 +368,10 @@ function requireStaticVoters(config: ServerConfig): void {
   }
 }
 
-/**
- * Damage below the recovery point (flushed data lost, ADR 0010): with other voters to fetch from
- * the log is cut and the node rejoins as a non-voting observer until it has it back; a lone voter
- * has nowhere to fetch it from, so the open is refused unless the operator accepts the loss.
- */
+/** Damage below the recovery point (flushed data lost, ADR 0010): see `lostFlushedDataPolicyFor`. */
 function lostFlushedDataPolicy(config: ServerConfig): LostFlushedDataPolicy {
-  if (config.metadataLog.acceptFlushedDataLoss) return 'accept-loss';
   const others = config.quorum.voters.filter((voter) => voter.nodeId !== config.nodeId);
-  return others.length > 0 ? 'recover-from-quorum' : 'refuse';
+  return lostFlushedDataPolicyFor(others.length, config.metadataLog.acceptFlushedDataLoss);
 }
 
 function openLog(

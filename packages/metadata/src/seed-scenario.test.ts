@@ -11,8 +11,8 @@
  * Both make `expectExactlyTheCommittedRecords` fail, which is what the scenario is for.
  */
 import { type BatchReader, type LogFetchInfo, openKafkaRaftLog, RaftApiKey, type RaftLog } from '@kraft/raft';
-import { RaftClientTestContext } from '@kraft/raft/test-kit';
-import { type Batch, FileRecords, MemoryFileSystem, RecordsIterator } from '@kraft/records';
+import { RaftClientTestContext, readInWholeBufferFills } from '@kraft/raft/test-kit';
+import { type Batch, MemoryFileSystem, RecordsIterator } from '@kraft/records';
 import { describe, expect, it } from 'vitest';
 import {
   ManualEventQueue,
@@ -62,22 +62,6 @@ function configRecords(prefix: string): ApiMessageAndVersion[] {
       value: `${prefix}.${index}`.padEnd(VALUE_BYTES, '.'),
     }),
   );
-}
-
-/** Kafka's old committed read: whole buffer fills, the last one past the high watermark. */
-function readInWholeBufferFills(log: RaftLog, startOffset: number, bufferBytes: number): LogFetchInfo {
-  const committed = log.read(startOffset, 'committed');
-  const sizeInBytes = committed.records.sizeInBytes();
-  if (sizeInBytes <= bufferBytes) return committed;
-  const uncommitted = log.read(startOffset, 'uncommitted').records;
-  if (!(uncommitted instanceof FileRecords)) throw new Error('the real log reads FileRecords');
-  const filledBytes = Math.ceil(sizeInBytes / bufferBytes) * bufferBytes;
-  let wholeBatchBytes = 0;
-  for (const batch of uncommitted.batches()) {
-    if (wholeBatchBytes + batch.sizeInBytes > filledBytes) break;
-    wholeBatchBytes += batch.sizeInBytes;
-  }
-  return { ...committed, records: uncommitted.slice(0, Math.max(wholeBatchBytes, sizeInBytes)) };
 }
 
 function withOldCommittedRead(log: RaftLog, bufferBytes: number): RaftLog {

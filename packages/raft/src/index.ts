@@ -54,8 +54,8 @@ export {
   ensureLogDirectoryFormatted,
   type LogDirectoryFormat,
   type LogDirectoryOwner,
-  metaPropertiesPath,
 } from './node/log-directory-format.js';
+export { lostFlushedDataPolicyFor, quorumStateStorePath } from './node/log-directory-layout.js';
 export type { CommittedPosition } from './node/proposal-tracker.js';
 export { type ProposeOptions, RaftNode, type RaftNodeEndpoint } from './node/raft-node.js';
 export {

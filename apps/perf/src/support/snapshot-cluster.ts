@@ -39,6 +39,7 @@ import {
   type OffsetAndEpoch,
   openKafkaRaftLog,
   type QuorumConfig,
+  quorumStateStorePath,
   RaftDriver,
   type RaftLog,
   SeededRandom,
@@ -51,7 +52,6 @@ import { TcpNetworkChannel } from '@kraft/transport-tcp';
 
 const LISTENER_NAME = 'CONTROLLER';
 const HOST = '127.0.0.1';
-const QUORUM_STATE_FILE = 'quorum-state';
 const MEBIBYTE = 1024 * 1024;
 /** Graceful shutdown bound per node: a follower stops at once, a leader resigns first. */
 const SHUTDOWN_TIMEOUT_MS = 2_000;
@@ -506,7 +506,7 @@ export function startClusterNode(
   const log = openKafkaRaftLog({ dir: directory, fileSystem, logger, config: new LogConfig(spec.log ?? {}) });
   const quorumStateStore = new FileQuorumStateStore({
     fileSystem,
-    path: join(directory, METADATA_TOPIC_PARTITION, QUORUM_STATE_FILE),
+    path: quorumStateStorePath(directory, METADATA_TOPIC_PARTITION),
   });
   const client = new KafkaRaftClient({
     nodeId,

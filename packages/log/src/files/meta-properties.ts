@@ -65,26 +65,47 @@ export function metaPropertiesFromMap(map: ReadonlyMap<string, string>): MetaPro
   };
 }
 
+/** Who a log directory should belong to; an undefined field is not checked. */
+export interface MetaPropertiesOwner {
+  readonly nodeId: number;
+  readonly clusterId?: string | undefined;
+  readonly directoryId?: Uuid | undefined;
+}
+
 /**
  * The checks a KRaft server runs on start (Kafka `MetaPropertiesEnsemble.verify`): the file is a
- * version 1 file for this node and, when the caller knows it, this cluster.
+ * version 1 file for this node and, when the caller knows them, this cluster and directory id.
+ * Returns one line per mismatch (empty when the file belongs to `expected`).
  */
-export function verifyMetaProperties(
+export function metaPropertiesMismatches(
   properties: MetaProperties,
-  expected: { nodeId: number; clusterId?: string },
-): void {
-  if (properties.version !== 1)
-    throw new InvalidConfigurationError('meta.properties: KRaft requires version 1');
-  if (properties.nodeId !== expected.nodeId) {
-    throw new InvalidConfigurationError(
-      `meta.properties: node.id ${properties.nodeId} does not match the configured ${expected.nodeId}`,
-    );
-  }
+  expected: MetaPropertiesOwner,
+): string[] {
+  const mismatches: string[] = [];
+  if (properties.version !== 1) mismatches.push(`version is ${properties.version}, KRaft requires 1`);
   if (expected.clusterId !== undefined && properties.clusterId !== expected.clusterId) {
-    throw new InvalidConfigurationError(
-      `meta.properties: cluster.id ${properties.clusterId} does not match ${expected.clusterId}`,
+    mismatches.push(`cluster.id is ${properties.clusterId}, expected ${expected.clusterId}`);
+  }
+  if (properties.nodeId !== expected.nodeId) {
+    mismatches.push(`node.id is ${properties.nodeId} but the config has node.id=${expected.nodeId}`);
+  }
+  const directoryId = properties.directoryId;
+  if (
+    directoryId !== undefined &&
+    expected.directoryId !== undefined &&
+    !directoryId.equals(expected.directoryId)
+  ) {
+    mismatches.push(
+      `directory.id is ${directoryId.toString()} but the node was given directory id ${expected.directoryId.toString()}`,
     );
   }
+  return mismatches;
+}
+
+/** Throws InvalidConfigurationError naming every {@link metaPropertiesMismatches} line, if any. */
+export function verifyMetaProperties(properties: MetaProperties, expected: MetaPropertiesOwner): void {
+  const mismatches = metaPropertiesMismatches(properties, expected);
+  if (mismatches.length > 0) throw new InvalidConfigurationError(`meta.properties: ${mismatches.join('; ')}`);
 }
 
 function parseNodeId(text: string): number {

@@ -1,11 +1,13 @@
-import { readMetaProperties } from '@kraft/log';
+import { join } from 'node:path';
+import { META_PROPERTIES_FILE, readMetaProperties } from '@kraft/log';
 import { Uuid } from '@kraft/protocol';
 import { MemoryFileSystem } from '@kraft/records';
 import { describe, expect, it } from 'vitest';
 import { LogDirectoryError } from '../errors/log-directory-error.js';
-import { ensureLogDirectoryFormatted, metaPropertiesPath } from './log-directory-format.js';
+import { ensureLogDirectoryFormatted } from './log-directory-format.js';
 
 const directory = '/tmp/kraft-logs-1';
+const metaPropertiesPath = join(directory, META_PROPERTIES_FILE);
 const expected = {
   clusterId: Uuid.ZERO.toString(),
   nodeId: 1,
@@ -53,7 +55,7 @@ describe('ensureLogDirectoryFormatted', () => {
       directoryId: expected.directoryId.toString(),
     });
     fileSystem.crash();
-    const text = readFile(fileSystem, metaPropertiesPath(directory));
+    const text = readFile(fileSystem, metaPropertiesPath);
     expect(text).toContain('cluster.id=AAAAAAAAAAAAAAAAAAAAAA\n');
     expect(text).toContain('directory.id=b8tRS7h4TJ2Vt43Dp85v2A\n');
     expect(text).toContain('node.id=1\n');
@@ -79,7 +81,7 @@ describe('ensureLogDirectoryFormatted', () => {
     fileSystem.mkdir(directory);
     writeFile(
       fileSystem,
-      metaPropertiesPath(directory),
+      metaPropertiesPath,
       '#\n#Tue Nov 11 10:00:00 UTC 2025\nnode.id=1\ndirectory.id=b8tRS7h4TJ2Vt43Dp85v2A\nversion=1\ncluster.id=AAAAAAAAAAAAAAAAAAAAAA\n',
     );
     expect(format(fileSystem, expected)).toEqual({
@@ -98,13 +100,13 @@ describe('ensureLogDirectoryFormatted', () => {
   ])('refuses a directory formatted for another node (%j) and leaves it untouched', (change, message) => {
     const fileSystem = new MemoryFileSystem();
     ensureLogDirectoryFormatted(fileSystem, directory, expected);
-    const before = readFile(fileSystem, metaPropertiesPath(directory));
+    const before = readFile(fileSystem, metaPropertiesPath);
     const error = refusal(() =>
       ensureLogDirectoryFormatted(fileSystem, directory, { ...expected, ...change }),
     );
     expect(error.message).toContain(message);
     expect(error.message).toContain('refusing to use or overwrite it');
-    expect(readFile(fileSystem, metaPropertiesPath(directory))).toBe(before);
+    expect(readFile(fileSystem, metaPropertiesPath)).toBe(before);
   });
 
   it.each([
@@ -117,10 +119,10 @@ describe('ensureLogDirectoryFormatted', () => {
   ])('refuses an unusable meta.properties (%j) without touching it', (text, message) => {
     const fileSystem = new MemoryFileSystem();
     fileSystem.mkdir(directory);
-    writeFile(fileSystem, metaPropertiesPath(directory), text);
+    writeFile(fileSystem, metaPropertiesPath, text);
     expect(refusal(() => ensureLogDirectoryFormatted(fileSystem, directory, expected)).message).toContain(
       message,
     );
-    expect(readFile(fileSystem, metaPropertiesPath(directory))).toBe(text);
+    expect(readFile(fileSystem, metaPropertiesPath)).toBe(text);
   });
 });

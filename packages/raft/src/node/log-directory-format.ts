@@ -1,7 +1,7 @@
-import { join } from 'node:path';
 import {
   META_PROPERTIES_FILE,
   type MetaProperties,
+  metaPropertiesMismatches,
   readMetaProperties,
   writeMetaProperties,
 } from '@kraft/log';
@@ -26,11 +26,6 @@ export interface LogDirectoryFormat {
   readonly directoryId: Uuid;
 }
 
-/** Where a log directory's `meta.properties` lives. */
-export function metaPropertiesPath(directory: string): string {
-  return join(directory, META_PROPERTIES_FILE);
-}
-
 function readExisting(fileSystem: FileSystem, directory: string): MetaProperties | undefined {
   try {
     return readMetaProperties(fileSystem, directory);
@@ -42,22 +37,10 @@ function readExisting(fileSystem: FileSystem, directory: string): MetaProperties
   }
 }
 
+/** The log package's identity checks, plus the one RaftNode adds: the file must carry a directory id. */
 function describeMismatches(existing: MetaProperties, expected: LogDirectoryOwner): string[] {
-  const mismatches: string[] = [];
-  if (existing.version !== 1) mismatches.push(`version is ${existing.version}, KRaft requires 1`);
-  if (existing.clusterId !== expected.clusterId) {
-    mismatches.push(`cluster.id is ${existing.clusterId}, expected ${expected.clusterId}`);
-  }
-  if (existing.nodeId !== expected.nodeId) {
-    mismatches.push(`node.id is ${existing.nodeId} but the config has node.id=${expected.nodeId}`);
-  }
-  if (existing.directoryId === undefined) {
-    mismatches.push('it has no directory.id');
-  } else if (expected.directoryId !== undefined && !existing.directoryId.equals(expected.directoryId)) {
-    mismatches.push(
-      `directory.id is ${existing.directoryId.toString()} but the node was given directory id ${expected.directoryId.toString()}`,
-    );
-  }
+  const mismatches = metaPropertiesMismatches(existing, expected);
+  if (existing.directoryId === undefined) mismatches.push('it has no directory.id');
   return mismatches;
 }
 

@@ -29,6 +29,17 @@ describe('ProposalTracker', () => {
     expect(tracker.size()).toBe(1);
   });
 
+  it('makes a proposal indeterminate when the committed batches skipped over its offset', async () => {
+    const tracker = new ProposalTracker();
+    const skipped = tracker.track(5, 1);
+    // A snapshot covered offsets up to 7; the next committed batch starts above the proposal, in its epoch.
+    tracker.onCommittedBatch(8, 9, 1);
+    const error = await outcomeOf(skipped.outcome);
+    expect(error).toBeInstanceOf(IndeterminateError);
+    expect(error).toMatchObject({ reason: 'snapshot' });
+    expect(tracker.size()).toBe(0);
+  });
+
   it('rejects a proposal when another epoch committed at its offset', async () => {
     const tracker = new ProposalTracker();
     const lost = tracker.track(5, 2);

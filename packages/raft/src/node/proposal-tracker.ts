@@ -8,7 +8,7 @@ export interface CommittedPosition {
 }
 
 /** One tracked proposal: its outcome, and the handle to give up on it. */
-export interface TrackedProposal {
+interface TrackedProposal {
   readonly outcome: Promise<CommittedPosition>;
 }
 

@@ -38,7 +38,7 @@ export interface RaftNodeStatus {
   readonly voters: readonly RaftNodeVoterStatus[];
 }
 
-export interface NodeStatusParts {
+interface NodeStatusParts {
   readonly nodeId: number;
   readonly phase: RaftNodeStatus['phase'];
   readonly listenerName: string;
@@ -72,10 +72,7 @@ export function describeNodeStatus(parts: NodeStatusParts): RaftNodeStatus {
   const state = driver.state();
   const voters = state.running ? client.quorumState().voters() : (parts.voters as VoterSet);
   const endpointOf = (nodeId: number | undefined) =>
-    voters
-      .voterNodes()
-      .find((voter) => voter.voterKey.id === nodeId)
-      ?.listeners.address(parts.listenerName);
+    nodeId === undefined ? undefined : voters.listeners(nodeId).address(parts.listenerName);
   return {
     nodeId: parts.nodeId,
     phase: parts.phase,

@@ -214,6 +214,21 @@ describe('RaftNode proposals under load and without a quorum', () => {
     expect(error).toBeInstanceOf(IndeterminateError);
     expect(error).toMatchObject({ reason: 'timeout' });
   });
+
+  it('ends a pending proposal with reason closed as soon as the node closes', async () => {
+    await cluster.start(3, { fetchTimeoutMs: 10_000 });
+    const leader = await cluster.leader();
+    await leader.node.propose([{ key: 'a', value: '1' }]);
+    for (const member of cluster.members) if (member !== leader) await member.node.close();
+    // No majority: only close() can end it before its (long) timeout.
+    const pending = leader.node
+      .propose([{ key: 'b', value: '2' }], { timeoutMs: 60_000 })
+      .catch((caught: unknown) => caught);
+    await leader.node.close();
+    const error = await pending;
+    expect(error).toBeInstanceOf(IndeterminateError);
+    expect(error).toMatchObject({ reason: 'closed' });
+  });
 });
 
 describe('RaftNode refuses what it must not run on', () => {
@@ -235,6 +250,29 @@ describe('RaftNode refuses what it must not run on', () => {
       const driverError = (error as Error).cause as Error;
       expect(driverError.name).toBe('RaftDriverError');
       expect(String(driverError.cause)).toContain('cannot apply boom');
+    } finally {
+      await node.close().catch(() => {});
+    }
+  });
+
+  it('ends a pending proposal with reason closed when the driver stops on a failure', async () => {
+    const failing = new MapStateMachine();
+    failing.apply = (command) => {
+      if (command.value === 'boom') throw new Error('cannot apply boom');
+    };
+    const node = await RaftNode.bind({
+      ...cluster.nodeOptions(1, cluster.newDirectory(), {}),
+      stateMachine: failing,
+    });
+    try {
+      await node.start(`1@127.0.0.1:${node.endpoints()[0]!.port}`);
+      await node.waitForLeader({ timeoutMs: 10_000 });
+      // Far longer than the failure takes: only the driver's failure can end the wait this soon.
+      const error = await node
+        .propose([{ key: 'k', value: 'boom' }], { timeoutMs: 60_000 })
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(IndeterminateError);
+      expect(error).toMatchObject({ reason: 'closed' });
     } finally {
       await node.close().catch(() => {});
     }

@@ -11,7 +11,6 @@
  * `open` is `bind` + `start`. The two steps exist for quorums on port 0: bind every node, read
  * the ports from `endpoints()`, then start each with the voters string.
  */
-import { join } from 'node:path';
 import { LogConfig, LogDirectoryLock, METADATA_TOPIC_PARTITION } from '@kraft/log';
 import { type Logger, type NodeAddress, silentLogger, type Uuid } from '@kraft/protocol';
 import { NodeFileSystem } from '@kraft/records';
@@ -27,7 +26,6 @@ import { InvalidConfigurationError } from '../errors/invalid-configuration-error
 import { NoLeaderError } from '../errors/no-leader-error.js';
 import { NotLeaderError } from '../errors/not-leader-error.js';
 import { RaftNodeClosedError } from '../errors/raft-node-closed-error.js';
-import { RaftTimeoutError } from '../errors/raft-timeout-error.js';
 import { FileQuorumStateStore } from '../io/file-quorum-state-store.js';
 import { openKafkaRaftLog } from '../io/kafka-raft-log.js';
 import { RaftDriver } from '../io/raft-driver.js';
@@ -39,6 +37,7 @@ import type { Random } from '../ports/random.js';
 import { type QuorumConfig, resolveQuorumConfig } from '../quorum-config.js';
 import { VoterSet } from '../voter-set.js';
 import { ensureLogDirectoryFormatted, type LogDirectoryFormat } from './log-directory-format.js';
+import { lostFlushedDataPolicyFor, quorumStateStorePath } from './log-directory-layout.js';
 import { type CommittedPosition, ProposalTracker } from './proposal-tracker.js';
 import {
   checkRaftNodeBindOptions,
@@ -51,6 +50,7 @@ import {
 import { describeNodeStatus, type RaftNodeStatus } from './raft-node-status.js';
 import { StateMachineListener } from './state-machine-listener.js';
 import { encodeValues, ValueSnapshotWriter } from './value-codec.js';
+import { waitUntilApplied } from './wait-until-applied.js';
 
 /** Options of one `propose` call. */
 export interface ProposeOptions {
@@ -63,11 +63,10 @@ export interface ProposeOptions {
 /** A bound listener as `endpoints()` reports it: its name and the address it really listens on. */
 export type RaftNodeEndpoint = BoundListener;
 
-type Phase = 'bound' | 'starting' | 'running' | 'closed';
+type Phase = RaftNodeStatus['phase'];
 
 /** What `start` opens, closed in reverse by `close`. */
 interface Running {
-  readonly log: RaftLog;
   readonly client: KafkaRaftClient;
   readonly driver: RaftDriver;
   readonly voters: VoterSet;
@@ -88,8 +87,6 @@ interface Bound<T> {
   readonly logger: Logger;
 }
 
-/** The quorum-state file beside the log's segments, as Kafka lays out `__cluster_metadata-0`. */
-const QUORUM_STATE_FILE_NAME = 'quorum-state';
 /** How long a `propose` waiting for accumulator room sleeps at most before trying again. */
 const ROOM_RETRY_MS = 5;
 
@@ -126,7 +123,7 @@ export class RaftNode<T> {
     checkRaftNodeBindOptions(options, true);
     const voters = checkVotersOption(options.voters);
     const { voters: _voters, ...bindOptions } = options;
-    const node = await RaftNode.bind(bindOptions);
+    const node = await RaftNode.bindChecked(bindOptions);
     try {
       await node.start(voters);
     } catch (error) {
@@ -142,7 +139,13 @@ export class RaftNode<T> {
    */
   static async bind<T>(options: RaftNodeBindOptions<T>): Promise<RaftNode<T>> {
     checkRaftNodeBindOptions(options, false);
+    return RaftNode.bindChecked(options);
+  }
+
+  /** `bind` after `checkRaftNodeBindOptions` passed (once, in `open` or `bind`). */
+  private static async bindChecked<T>(options: RaftNodeBindOptions<T>): Promise<RaftNode<T>> {
     const { quorum, settings } = splitRaftNodeConfig(options.config);
+    // Refused here, before the directory is locked or the port bound; the client resolves it again.
     resolveQuorumConfig(quorum);
     const listener = controllerListener(options);
     const logger = (options.logger ?? silentLogger).child({ nodeId: options.nodeId });
@@ -268,9 +271,10 @@ export class RaftNode<T> {
    * A linearizable read barrier (etcd's ReadIndex): the leader confirms with a majority that it
    * still leads, then this waits until the local state machine has applied everything below the
    * returned offset. A read of the state machine after it sees every write acknowledged before
-   * the call. Rejects with NotLeaderError (naming the leader) on a non-leader, with
-   * RaftTimeoutError when no quorum confirms in time or the state machine does not catch up
-   * within `timeoutMs` (default `config.proposeTimeoutMs`).
+   * the call. Rejects with NotLeaderError (naming the leader) on a non-leader, and with
+   * RaftTimeoutError when no quorum confirms within the driver's `readIndexTimeoutMs` (the
+   * confirmation is bounded by that, not by `timeoutMs`) or when the state machine does not catch
+   * up to the read offset within `timeoutMs` (default `config.proposeTimeoutMs`).
    */
   async readIndex(options: { readonly timeoutMs?: number } = {}): Promise<number> {
     const running = this.runningOrThrow('readIndex');
@@ -283,12 +287,17 @@ export class RaftNode<T> {
     } catch (error) {
       throw error instanceof NotLeaderError ? this.notLeader(running, epoch) : error;
     }
-    while (this.stateMachineListener.nextOffset() < readOffset) {
-      const remainingMs = deadlineMs - this.bound.time.milliseconds();
-      if (remainingMs <= 0) throw new RaftTimeoutError('read-index', timeoutMs);
-      await this.nextProgressOrTimeout(remainingMs);
-      this.runningOrThrow('readIndex');
-    }
+    await waitUntilApplied(
+      {
+        nextOffset: () => this.stateMachineListener.nextOffset(),
+        nowMs: () => this.bound.time.milliseconds(),
+        nextProgressOrTimeout: (waitMs) => this.nextProgressOrTimeout(waitMs),
+        checkRunning: () => this.runningOrThrow('readIndex'),
+      },
+      readOffset,
+      deadlineMs,
+      timeoutMs,
+    );
     return readOffset;
   }
 
@@ -406,22 +415,16 @@ export class RaftNode<T> {
       fileSystem,
       lock,
       logger,
-      // Lost flushed data is fetched back from the other voters; a lone voter has nowhere to get it.
-      lostFlushedData: voters.size() > 1 ? 'recover-from-quorum' : 'refuse',
+      lostFlushedData: lostFlushedDataPolicyFor(voters.size() - 1),
       config: new LogConfig({}),
     });
   }
 
   private startClient(log: RaftLog, voters: VoterSet, directoryId: Uuid): Running {
     const { options, fileSystem, channel, time, random, logger, quorum, listener } = this.bound;
-    for (const voter of voters.voterNodes()) {
-      const address = voter.listeners.address(listener.name);
-      if (voter.voterKey.id !== options.nodeId && address !== undefined)
-        channel.updateEndpoint(voter.voterKey.id, address);
-    }
     const quorumStateStore = new FileQuorumStateStore({
       fileSystem,
-      path: join(options.directory, METADATA_TOPIC_PARTITION, QUORUM_STATE_FILE_NAME),
+      path: quorumStateStorePath(options.directory, METADATA_TOPIC_PARTITION),
     });
     const client = new KafkaRaftClient({
       nodeId: options.nodeId,
@@ -443,7 +446,7 @@ export class RaftNode<T> {
     client.initialize(time.milliseconds());
     const stopped = driver.start();
     channel.attach(driver);
-    return { log, client, driver, voters, stopped };
+    return { client, driver, voters, stopped };
   }
 
   /** Tracks the appended batch until the committed batch at its offset decides it, or the deadline. */
@@ -504,11 +507,7 @@ export class RaftNode<T> {
 
   private endpointOf(nodeId: number | undefined): NodeAddress | undefined {
     if (nodeId === undefined || this.running === undefined) return undefined;
-    const voters = this.running.client.quorumState().voters();
-    return voters
-      .voterNodes()
-      .find((voter) => voter.voterKey.id === nodeId)
-      ?.listeners.address(this.bound.listener.name);
+    return this.running.client.quorumState().voters().listeners(nodeId).address(this.bound.listener.name);
   }
 
   private onProgress(): void {

@@ -11,9 +11,14 @@ import type { RecordSerde } from './record-serde.js';
 
 /**
  * Serializes `values` into one buffer (sized and bounded before it is allocated) and returns one
- * view of it per value: one allocation per batch, not per value.
+ * view of it per value: one allocation per batch, not per value. `knownSizes` are the values'
+ * `recordSize`s when the caller measured them already (a serde may serialize to measure).
  */
-export function encodeValues<T>(serde: RecordSerde<T>, values: readonly T[]): Buffer[] {
+export function encodeValues<T>(
+  serde: RecordSerde<T>,
+  values: readonly T[],
+  knownSizes?: readonly number[],
+): Buffer[] {
   // A batch holds at least one record; an empty one would reach the accumulator's invariant.
   if (!Array.isArray(values) || values.length === 0) {
     throw new InvalidConfigurationError('RaftNode: values must be a non-empty array');
@@ -21,7 +26,8 @@ export function encodeValues<T>(serde: RecordSerde<T>, values: readonly T[]): Bu
   const sizes = new Array<number>(values.length);
   let totalBytes = 0;
   for (let index = 0; index < values.length; index += 1) {
-    const size = serde.recordSize(values[index] as T);
+    const size =
+      knownSizes === undefined ? serde.recordSize(values[index] as T) : (knownSizes[index] as number);
     if (!Number.isSafeInteger(size) || size < 0) {
       throw new InvalidConfigurationError(
         `RaftNode: serde.recordSize returned ${String(size)}, not a byte count`,
@@ -62,6 +68,8 @@ export class ValueSnapshotWriter<T> implements StateMachineSnapshotWriter<T> {
   private readonly serde: RecordSerde<T>;
   private readonly writer: SnapshotWriter;
   private pending: T[] = [];
+  /** The `recordSize` of each pending value, measured once in `append`. */
+  private pendingSizes: number[] = [];
   private pendingBytes = 0;
   private valueCount = 0;
 
@@ -76,6 +84,7 @@ export class ValueSnapshotWriter<T> implements StateMachineSnapshotWriter<T> {
       const size = this.serde.recordSize(value);
       if (this.pending.length > 0 && this.pendingBytes + size > TARGET_BATCH_SIZE_BYTES) this.flush();
       this.pending.push(value);
+      this.pendingSizes.push(size);
       this.pendingBytes += size;
       this.valueCount += 1;
     }
@@ -89,8 +98,9 @@ export class ValueSnapshotWriter<T> implements StateMachineSnapshotWriter<T> {
 
   private flush(): void {
     if (this.pending.length === 0) return;
-    this.writer.append(encodeValues(this.serde, this.pending));
+    this.writer.append(encodeValues(this.serde, this.pending, this.pendingSizes));
     this.pending = [];
+    this.pendingSizes = [];
     this.pendingBytes = 0;
   }
 }

@@ -1,6 +1,7 @@
 import { DescribeQuorumRequest, type DescribeQuorumResponseData, KRaftError } from '@kraft/protocol';
 import { type CrashMode, MemoryFileSystem } from '@kraft/records';
 import { FileQuorumStateStore } from '../io/file-quorum-state-store.js';
+import { quorumStateStorePath } from '../node/log-directory-layout.js';
 import type { InboundRequest, InboundResponse } from '../ports/network-channel.js';
 import type {
   QuorumStateData,
@@ -37,7 +38,7 @@ import { type TraceRecorder, UNRECORDED_TRACE } from './trace-recorder.js';
 /** `metadata.log.dir`; the log lives in its `__cluster_metadata-0` directory, as in Kafka. */
 export const METADATA_LOG_DIRECTORY = '/kraft';
 const PARTITION_DIRECTORY = `${METADATA_LOG_DIRECTORY}/__cluster_metadata-0`;
-const QUORUM_STATE_PATH = `${PARTITION_DIRECTORY}/quorum-state`;
+const QUORUM_STATE_PATH = quorumStateStorePath(METADATA_LOG_DIRECTORY, '__cluster_metadata-0');
 
 export interface ClusterOptions {
   readonly voters: number;

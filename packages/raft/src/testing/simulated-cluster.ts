@@ -344,9 +344,11 @@ export class SimulatedCluster<S extends Listener> {
   }
 
   /**
-   * The committed batches of the node's log from `startOffset` (at least its log start) to its
-   * high watermark, decoded, control batches included; undefined when the node is down, knows no
-   * high watermark, or its log no longer holds `startOffset`.
+   * Committed batches of the node's log from `startOffset` (at least its log start), decoded,
+   * control batches included. One call reads one log segment, so it may stop below the high
+   * watermark: call again from the last batch's `lastOffset + 1` until that reaches
+   * `highWatermark`. An empty array means `startOffset` is the high watermark; undefined when the
+   * node is down, knows no high watermark, or its log no longer holds `startOffset`.
    */
   readCommitted(nodeId: number, startOffset: number): Batch[] | undefined {
     const running = this.cluster.node(nodeId).current;

@@ -11,3 +11,4 @@ export {
   recordsOf,
   TestAssertionError,
 } from './raft-client-test-context.js';
+export { readInWholeBufferFills } from './whole-buffer-fills.js';

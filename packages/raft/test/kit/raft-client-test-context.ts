@@ -125,6 +125,11 @@ export class MockListener implements Listener {
 
 type LogFactory = () => RaftLog;
 
+/** The part of BeginQuorumEpoch and EndQuorumEpoch requests the epoch assertions read. */
+interface QuorumEpochRequestData {
+  readonly topics: readonly { readonly partitions: readonly { readonly leaderEpoch: number }[] }[];
+}
+
 /**
  * Kafka's `RaftClientTestContext`, in TypeScript: a KafkaRaftClient over a MockLog (or any
  * RaftLog from a factory: the real `@kraft/log` RaftLog on a MemoryFileSystem), a mock network
@@ -615,38 +620,42 @@ export class RaftClientTestContext {
   }
 
   assertSentBeginQuorumEpochRequests(epoch: number, destinations: readonly number[]): OutboundRequest[] {
-    const requests = this.sentRequests(RaftApiKey.BEGIN_QUORUM_EPOCH);
-    const ids = requests.map((request) => request.destinationId).sort((left, right) => left - right);
-    check(
-      JSON.stringify(ids) === JSON.stringify([...destinations].sort((left, right) => left - right)),
-      () => `BeginQuorumEpoch sent to ${ids}, expected ${destinations}`,
+    return this.assertSentQuorumEpochRequests(
+      RaftApiKey.BEGIN_QUORUM_EPOCH,
+      'BeginQuorumEpoch',
+      epoch,
+      destinations,
     );
-    for (const request of requests) {
-      const partition = singlePartition(
-        (request.data as ReturnType<typeof buildBeginQuorumEpochRequest>).topics,
-      );
-      check(
-        partition?.leaderEpoch === epoch,
-        () => `BeginQuorumEpoch epoch ${partition?.leaderEpoch}, expected ${epoch}`,
-      );
-    }
-    return requests;
   }
 
   assertSentEndQuorumEpochRequests(epoch: number, destinations: readonly number[]): OutboundRequest[] {
-    const requests = this.sentRequests(RaftApiKey.END_QUORUM_EPOCH);
+    return this.assertSentQuorumEpochRequests(
+      RaftApiKey.END_QUORUM_EPOCH,
+      'EndQuorumEpoch',
+      epoch,
+      destinations,
+    );
+  }
+
+  /** The sent Begin/EndQuorumEpoch requests go to exactly `destinations`, each for `epoch`. */
+  private assertSentQuorumEpochRequests(
+    apiKey: number,
+    label: string,
+    epoch: number,
+    destinations: readonly number[],
+  ): OutboundRequest[] {
+    const requests = this.sentRequests(apiKey);
     const ids = requests.map((request) => request.destinationId).sort((left, right) => left - right);
     check(
       JSON.stringify(ids) === JSON.stringify([...destinations].sort((left, right) => left - right)),
-      () => `EndQuorumEpoch sent to ${ids}, expected ${destinations}`,
+      () => `${label} sent to ${ids}, expected ${destinations}`,
     );
     for (const request of requests) {
-      const partition = singlePartition(
-        (request.data as ReturnType<typeof buildEndQuorumEpochRequest>).topics,
-      );
+      // Both requests carry topics → partitions → leaderEpoch.
+      const partition = singlePartition((request.data as QuorumEpochRequestData).topics);
       check(
         partition?.leaderEpoch === epoch,
-        () => `EndQuorumEpoch epoch ${partition?.leaderEpoch}, expected ${epoch}`,
+        () => `${label} epoch ${partition?.leaderEpoch}, expected ${epoch}`,
       );
     }
     return requests;

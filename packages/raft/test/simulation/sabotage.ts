@@ -1,8 +1,8 @@
-import { FileRecords } from '@kraft/records';
 import { RecordsSnapshotWriter } from '../../src/internals/records-snapshot-writer.js';
-import type { LogFetchInfo, RaftLog } from '../../src/ports/raft-log.js';
+import type { RaftLog } from '../../src/ports/raft-log.js';
 import { FollowerState } from '../../src/states/follower-state.js';
 import type { SimulatedClient } from '../../src/testing/node-factory.js';
+import { readInWholeBufferFills } from '../kit/whole-buffer-fills.js';
 
 /**
  * Deliberate bugs planted in the node under test, to prove the invariants catch them (mutation
@@ -82,40 +82,13 @@ export function sabotagedLog(log: RaftLog, sabotage: Sabotage, listenerReadBuffe
     'committed-refill-past-hwm': {
       read: (startOffset, isolation, maxSizeBytes) =>
         isolation === 'committed'
-          ? readInWholeBufferFills(log, startOffset, maxSizeBytes, listenerReadBufferBytes)
+          ? readInWholeBufferFills(log, startOffset, listenerReadBufferBytes, maxSizeBytes)
           : log.read(startOffset, isolation, maxSizeBytes),
     },
     'snapshot-above-hwm': {},
     'pre-vote-despite-leader': {},
   };
   return withOverrides(log, overridesBySabotage[sabotage]);
-}
-
-/**
- * What a committed read yields through a RecordsIterator whose `readInto` stops only when its
- * buffer is full or the file ends (Kafka before KAFKA-20841): a read no larger than the buffer is
- * exact (the buffer is allocated at its size), a larger one is read in whole buffers, and the
- * whole batches of the last fill's overrun are returned with it.
- */
-function readInWholeBufferFills(
-  log: RaftLog,
-  startOffset: number,
-  maxSizeBytes: number | undefined,
-  bufferBytes: number,
-): LogFetchInfo {
-  const committed = log.read(startOffset, 'committed', maxSizeBytes);
-  const sizeInBytes = committed.records.sizeInBytes();
-  if (sizeInBytes <= bufferBytes) return committed;
-  const uncommitted = log.read(startOffset, 'uncommitted', maxSizeBytes).records;
-  if (!(uncommitted instanceof FileRecords)) return committed;
-  // The iterator yields every whole batch in what it read and stops at a partial one.
-  const filledBytes = Math.ceil(sizeInBytes / bufferBytes) * bufferBytes;
-  let wholeBatchBytes = 0;
-  for (const batch of uncommitted.batches()) {
-    if (wholeBatchBytes + batch.sizeInBytes > filledBytes) break;
-    wholeBatchBytes += batch.sizeInBytes;
-  }
-  return { ...committed, records: uncommitted.slice(0, Math.max(wholeBatchBytes, sizeInBytes)) };
 }
 
 /**
