@@ -113,11 +113,15 @@ export class TopicPartitionsDelta {
     this.transient.set(partitionId, partition);
   }
 
-  /** The partitions as this delta sees them. */
-  current(): TopicPartitions {
-    if (this.sealed !== undefined) return this.sealed;
-    if (this.transient === undefined) return this.base;
-    return new TopicPartitions(this.transient, this.size);
+  /**
+   * The partitions as this delta sees them, in id order, copied out: the transient map under
+   * them changes with the next `set()`, the array does not.
+   */
+  currentEntries(): [number, PartitionRegistration][] {
+    const partitions =
+      this.sealed ??
+      (this.transient === undefined ? this.base : new TopicPartitions(this.transient, this.size));
+    return [...partitions.entries()];
   }
 
   hasChanges(): boolean {

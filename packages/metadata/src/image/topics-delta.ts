@@ -134,8 +134,8 @@ export class TopicsDelta {
 
   private clearElrOf(topicId: Uuid): void {
     const partitions = this.partitionsOf(topicId);
-    // Collected first: the loop below changes the transient list it would iterate.
-    for (const [partitionId, partition] of [...partitions.current().entries()]) {
+    // Copied out first (currentEntries): the loop below changes the transient list under them.
+    for (const [partitionId, partition] of partitions.currentEntries()) {
       if (partition.eligibleLeaderReplicas?.length === 0 && partition.lastKnownElr?.length === 0) continue;
       partitions.set(
         partitionId,
