@@ -1,7 +1,7 @@
 import type { Uuid } from '@kraft/protocol';
 
 /** Directory ids are few (brokers × log directories); past this many the interner stops growing. */
-export const MAX_INTERNED_UUIDS = 4096;
+const MAX_INTERNED_UUIDS = 4096;
 
 /**
  * Hands out one `Uuid` object per distinct value, so a million partitions placed in a few dozen
