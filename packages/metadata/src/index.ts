@@ -36,14 +36,7 @@ export { type DelegationTokenData, DelegationTokenImage } from './image/delegati
 export { FeaturesDelta } from './image/features-delta.js';
 export { FeaturesImage, METADATA_VERSION_FEATURE } from './image/features-image.js';
 export { type ImageDigest, imageDigest } from './image/image-digest.js';
-export {
-  CONTROLLED_SHUTDOWN_STATE_METADATA_VERSION,
-  CORDONED_LOG_DIRS_METADATA_VERSION,
-  DIRECTORY_ASSIGNMENT_METADATA_VERSION,
-  ELR_METADATA_VERSION,
-  ImageWriterOptions,
-  MIGRATION_METADATA_VERSION,
-} from './image/image-writer-options.js';
+export { ImageWriterOptions } from './image/image-writer-options.js';
 export { MetadataDelta } from './image/metadata-delta.js';
 export { MetadataImage, type MetadataImageParts } from './image/metadata-image.js';
 export { MetadataProvenance } from './image/metadata-provenance.js';

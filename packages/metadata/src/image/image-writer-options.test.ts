@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { latest, partitionRecord, uuidOf } from '../../test/support/random-metadata-records.js';
+import {
+  latest,
+  partitionRecord,
+  registerBrokerRecord,
+  uuidOf,
+} from '../../test/support/random-metadata-records.js';
 import { UnwritableMetadataError } from '../errors/unwritable-metadata-error.js';
 import { MetadataRecordType } from '../records/metadata-record-type.js';
+import type { RegisterBrokerRecordData } from '../records/register-broker-record.js';
 import type { ApiMessageAndVersion } from '../serde/api-message-and-version.js';
 import { MetadataRecordSerde } from '../serde/metadata-record-serde.js';
 import { DIRECTORY_MIGRATING } from './directory-id.js';
@@ -123,37 +129,69 @@ describe('ImageWriterOptions', () => {
   });
 
   it('a broker state the RegisterBrokerRecord version lacks is a loss, and is written at its default', () => {
-    const broker = (fields: { inControlledShutdown: boolean; logDirs: ReturnType<typeof uuidOf>[] }) => {
-      const delta = new MetadataDelta(MetadataImage.EMPTY);
-      delta.replay(
-        latest(MetadataRecordType.REGISTER_BROKER_RECORD, {
-          brokerId: 1,
-          isMigratingZkBroker: false,
-          incarnationId: uuidOf(5),
-          brokerEpoch: 10n,
-          endPoints: [],
-          features: [],
-          rack: null,
-          fenced: false,
-          cordonedLogDirs: null,
-          ...fields,
-        }),
-      );
-      return delta.apply(new MetadataProvenance(0, 1, 0, true));
-    };
     const losses: string[] = [];
     const record = (image: MetadataImage, metadataVersion: number) =>
-      [...image.records(new ImageWriterOptions(metadataVersion, (loss) => losses.push(loss)))].find(
-        (written) => written.recordType === MetadataRecordType.REGISTER_BROKER_RECORD,
-      );
-    const shuttingDown = broker({ inControlledShutdown: true, logDirs: [] });
+      registerBrokerRecordAt(image, metadataVersion, losses);
+    const shuttingDown = brokerImage({ inControlledShutdown: true, logDirs: [] });
     expect(record(shuttingDown, 6)).toMatchObject({ version: 0, data: { inControlledShutdown: false } });
     expect(losses).toEqual(['the inControlledShutdown state of one or more brokers']);
     expect(record(shuttingDown, 7)).toMatchObject({ version: 1, data: { inControlledShutdown: true } });
-    const withDirectories = broker({ inControlledShutdown: false, logDirs: [uuidOf(9)] });
+    const withDirectories = brokerImage({ inControlledShutdown: false, logDirs: [uuidOf(9)] });
     expect(() => [...withDirectories.records(new ImageWriterOptions(16))]).toThrow(
       /online log directories of one or more brokers cannot be represented at metadata.version 16/,
     );
     expect(record(withDirectories, 17)).toMatchObject({ version: 3, data: { logDirs: [uuidOf(9)] } });
   });
+
+  it('a migrating ZooKeeper broker below metadata.version 8 is a loss, and is written as not migrating', () => {
+    const losses: string[] = [];
+    const migrating = brokerImage({ isMigratingZkBroker: true });
+    expect(registerBrokerRecordAt(migrating, 7, losses)).toMatchObject({
+      version: 1,
+      data: { isMigratingZkBroker: false },
+    });
+    expect(losses).toEqual(['the isMigratingZkBroker state of one or more brokers']);
+    expect(registerBrokerRecordAt(migrating, 8, losses)).toMatchObject({
+      version: 2,
+      data: { isMigratingZkBroker: true },
+    });
+    expect(losses).toHaveLength(1);
+  });
+
+  it('cordoned log directories below metadata.version 30 are a loss; an empty list is dropped silently', () => {
+    const losses: string[] = [];
+    const cordoned = brokerImage({ cordonedLogDirs: [uuidOf(9)] });
+    expect(registerBrokerRecordAt(cordoned, 29, losses)).toMatchObject({
+      version: 3,
+      data: { cordonedLogDirs: null },
+    });
+    expect(losses).toEqual(['the cordoned log directories of one or more brokers']);
+    expect(registerBrokerRecordAt(cordoned, 30, losses)).toMatchObject({
+      version: 4,
+      data: { cordonedLogDirs: [uuidOf(9)] },
+    });
+    expect(registerBrokerRecordAt(brokerImage({ cordonedLogDirs: [] }), 29, losses)).toMatchObject({
+      version: 3,
+      data: { cordonedLogDirs: null },
+    });
+    expect(losses).toHaveLength(1);
+  });
 });
+
+/** An image holding broker 1, registered with `fields` over a plain registration. */
+function brokerImage(fields: Partial<RegisterBrokerRecordData>): MetadataImage {
+  const delta = new MetadataDelta(MetadataImage.EMPTY);
+  delta.replay(registerBrokerRecord(1, fields));
+  return delta.apply(new MetadataProvenance(0, 1, 0, true));
+}
+
+/** The image's RegisterBrokerRecord as written at `metadataVersion`, its losses pushed to `losses`. */
+function registerBrokerRecordAt(
+  image: MetadataImage,
+  metadataVersion: number,
+  losses: string[],
+): ApiMessageAndVersion | undefined {
+  return [...image.records(new ImageWriterOptions(metadataVersion, (loss) => losses.push(loss)))].find(
+    (written) => written.recordType === MetadataRecordType.REGISTER_BROKER_RECORD,
+  );
+}

@@ -1,15 +1,15 @@
 import { UnwritableMetadataError } from '../errors/unwritable-metadata-error.js';
 
 /** metadata.version 3.3-IV3: RegisterBrokerRecord v1 carries inControlledShutdown (KIP-841). */
-export const CONTROLLED_SHUTDOWN_STATE_METADATA_VERSION = 7;
+const CONTROLLED_SHUTDOWN_STATE_METADATA_VERSION = 7;
 /** metadata.version 3.4-IV0: RegisterBrokerRecord v2 carries isMigratingZkBroker (KIP-866). */
-export const MIGRATION_METADATA_VERSION = 8;
+const MIGRATION_METADATA_VERSION = 8;
 /** metadata.version 4.3-IV0: RegisterBrokerRecord v4 carries the cordoned log directories. */
-export const CORDONED_LOG_DIRS_METADATA_VERSION = 30;
+const CORDONED_LOG_DIRS_METADATA_VERSION = 30;
 /** metadata.version 3.7-IV2: PartitionRecord v1 and later carry the replicas' directories (KIP-858). */
-export const DIRECTORY_ASSIGNMENT_METADATA_VERSION = 17;
+const DIRECTORY_ASSIGNMENT_METADATA_VERSION = 17;
 /** metadata.version 4.0-IV1: PartitionRecord v2 carries the ELR and last known ELR (KIP-966). */
-export const ELR_METADATA_VERSION = 23;
+const ELR_METADATA_VERSION = 23;
 
 /**
  * How an image is written as records (Kafka's `ImageWriterOptions`): the metadata.version that

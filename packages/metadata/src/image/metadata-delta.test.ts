@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { latest, uuidOf } from '../../test/support/random-metadata-records.js';
+import {
+  latest,
+  partitionRecord,
+  registerBrokerRecord,
+  uuidOf,
+} from '../../test/support/random-metadata-records.js';
 import { MetadataReplayError } from '../errors/metadata-replay-error.js';
 import { MetadataRecordType } from '../records/metadata-record-type.js';
 import type { PartitionChangeRecordData } from '../records/partition-change-record.js';
@@ -48,6 +53,15 @@ function partitionChange(topic: number, partitionId: number, change: Partial<Par
     MetadataRecordType.PARTITION_CHANGE_RECORD,
     partitionChangeOf(uuidOf(topic), partitionId, change),
   );
+}
+
+/** Topic 0 and its partitions 0 and 1, as records. */
+function topicWithTwoPartitions() {
+  return {
+    topic: latest(MetadataRecordType.TOPIC_RECORD, { name: 'topic-0', topicId: uuidOf(0) }),
+    partition0: partitionRecord(uuidOf(0), 0),
+    partition1: partitionRecord(uuidOf(0), 1),
+  };
 }
 
 describe('MetadataDelta', () => {
@@ -131,23 +145,30 @@ describe('MetadataDelta', () => {
     ).toThrow(/no ACL/);
   });
 
+  it('forgets a removed topic, so a later partition of it is refused and not kept apart', () => {
+    const { topic, partition0, partition1 } = topicWithTwoPartitions();
+    const delta = new MetadataDelta(MetadataImage.EMPTY);
+    delta.replay(topic);
+    delta.replay(partition0);
+    delta.replay(latest(MetadataRecordType.REMOVE_TOPIC_RECORD, { topicId: uuidOf(0) }));
+    expect(() => delta.replay(partition1)).toThrow(/no topic with id/);
+  });
+
+  it('puts the partitions of a topic re-created under the same id into the new topic', () => {
+    const { topic, partition0, partition1 } = topicWithTwoPartitions();
+    const removal = latest(MetadataRecordType.REMOVE_TOPIC_RECORD, { topicId: uuidOf(0) });
+    // Re-created after a removal, and re-created over itself with no removal between.
+    for (const between of [[removal], []]) {
+      const delta = new MetadataDelta(MetadataImage.EMPTY);
+      for (const record of [topic, partition0, ...between, topic, partition1]) delta.replay(record);
+      const partitions = delta.apply(MetadataProvenance.EMPTY).topics.getTopic(uuidOf(0))?.partitions;
+      expect([...(partitions?.keys() ?? [])]).toEqual([1]);
+    }
+  });
+
   it('fences a broker only at its registered epoch', () => {
     const delta = new MetadataDelta(MetadataImage.EMPTY);
-    delta.replay(
-      latest(MetadataRecordType.REGISTER_BROKER_RECORD, {
-        brokerId: 1,
-        isMigratingZkBroker: false,
-        incarnationId: uuidOf(1),
-        brokerEpoch: 7n,
-        endPoints: [],
-        features: [],
-        rack: null,
-        fenced: false,
-        inControlledShutdown: false,
-        logDirs: [],
-        cordonedLogDirs: null,
-      }),
-    );
+    delta.replay(registerBrokerRecord(1, { incarnationId: uuidOf(1), brokerEpoch: 7n }));
     expect(() => delta.replay(latest(MetadataRecordType.FENCE_BROKER_RECORD, { id: 1, epoch: 6n }))).toThrow(
       /registered at epoch 7/,
     );

@@ -94,5 +94,17 @@ export class MetadataImage {
   }
 }
 
-/** What an image is made of: its fields, without its methods. */
-export type MetadataImageParts = Omit<MetadataImage, 'offset' | 'isEmpty' | 'records'>;
+/** What an image is made of: its ten fields, named so a method added to the image is not one. */
+export type MetadataImageParts = Pick<
+  MetadataImage,
+  | 'provenance'
+  | 'features'
+  | 'cluster'
+  | 'topics'
+  | 'configs'
+  | 'clientQuotas'
+  | 'producerIds'
+  | 'acls'
+  | 'scram'
+  | 'delegationTokens'
+>;

@@ -1,4 +1,3 @@
-import { Uuid } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
 import { latest, partitionRecord, uuidOf } from '../../test/support/random-metadata-records.js';
 import { MetadataReplayError } from '../errors/metadata-replay-error.js';
@@ -7,7 +6,7 @@ import { MetadataDelta } from './metadata-delta.js';
 import { MetadataImage } from './metadata-image.js';
 import { MetadataProvenance } from './metadata-provenance.js';
 import { MAX_PARTITION_ID } from './topic-partitions.js';
-import { sameUuid, UuidInterner } from './uuid-interner.js';
+import { UuidInterner } from './uuid-interner.js';
 
 function imageWith(partitionIds: number[]): MetadataImage {
   const delta = new MetadataDelta(MetadataImage.EMPTY);
@@ -65,6 +64,17 @@ describe('UuidInterner', () => {
     expect(interner.size).toBe(2);
   });
 
+  it('shares directory ids across the deltas of an image lineage, as a loader replays one batch per delta', () => {
+    const first = imageWith([0]);
+    const delta = new MetadataDelta(first);
+    delta.replay(partitionRecord(uuidOf(1), 1));
+    const next = delta.apply(new MetadataProvenance(2, 1, 0, true));
+    const directoriesOf = (partitionId: number) =>
+      next.topics.getPartition(uuidOf(1), partitionId)!.directories;
+    expect(directoriesOf(1)[0]).toBe(first.topics.getPartition(uuidOf(1), 0)!.directories[0]);
+    expect(directoriesOf(1)[1]).toBe(directoriesOf(0)[1]);
+  });
+
   it('stops growing at its bound and hands unknown ids back as they are', () => {
     const interner = new UuidInterner(1);
     interner.intern(uuidOf(1));
@@ -72,16 +82,5 @@ describe('UuidInterner', () => {
     expect(interner.intern(later)).toBe(later);
     expect(interner.intern(uuidOf(2))).not.toBe(later);
     expect(interner.size).toBe(1);
-  });
-});
-
-describe('sameUuid', () => {
-  it('compares all 16 bytes', () => {
-    expect(sameUuid(uuidOf(3), uuidOf(3))).toBe(true);
-    for (let index = 0; index < 16; index += 1) {
-      const bytes = Buffer.from(uuidOf(3).bytes);
-      bytes[index] = (bytes[index] as number) ^ 1;
-      expect(sameUuid(uuidOf(3), Uuid.fromBytes(bytes))).toBe(false);
-    }
   });
 });

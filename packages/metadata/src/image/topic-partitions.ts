@@ -6,7 +6,9 @@ import type { PartitionRegistration } from './topics-image.js';
 /**
  * The highest partition id a topic may have. Kafka numbers a topic's partitions 0..n-1, and the
  * list below is as long as the highest id, so an id is bounded to keep one bad record from
- * making every walk over the topic (a snapshot, a publisher) take billions of steps.
+ * making every walk over the topic (a snapshot, a publisher) take billions of steps. Exported
+ * on purpose: a PartitionRecord above it is refused with `MetadataReplayError`, where Kafka takes
+ * any id up to int32 max (ADR 0026).
  */
 export const MAX_PARTITION_ID = 0xfffff;
 
@@ -113,11 +115,15 @@ export class TopicPartitionsDelta {
     this.transient.set(partitionId, partition);
   }
 
-  /** The partitions as this delta sees them. */
-  current(): TopicPartitions {
-    if (this.sealed !== undefined) return this.sealed;
-    if (this.transient === undefined) return this.base;
-    return new TopicPartitions(this.transient, this.size);
+  /**
+   * The partitions as this delta sees them, in id order, copied out: the transient map under
+   * them changes with the next `set()`, the array does not.
+   */
+  currentEntries(): [number, PartitionRegistration][] {
+    const partitions =
+      this.sealed ??
+      (this.transient === undefined ? this.base : new TopicPartitions(this.transient, this.size));
+    return [...partitions.entries()];
   }
 
   hasChanges(): boolean {

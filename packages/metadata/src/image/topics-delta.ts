@@ -9,7 +9,7 @@ import { mergePartitionChange, partitionChange, registrationOf } from './partiti
 import { PersistentMapDelta } from './persistent-map-delta.js';
 import { TopicPartitions, TopicPartitionsDelta } from './topic-partitions.js';
 import { type PartitionRegistration, TopicImage, TopicsImage } from './topics-image.js';
-import { sameUuid, UuidInterner } from './uuid-interner.js';
+import { UuidInterner } from './uuid-interner.js';
 
 /**
  * Changes to the topics (Kafka's `TopicsDelta`). Partitions of each touched topic change in their
@@ -22,7 +22,8 @@ export class TopicsDelta {
   private readonly topicsByName: PersistentMapDelta<string, TopicImage>;
   private readonly partitionChanges = new Map<string, TopicPartitionsDelta>();
   private readonly created = new Set<string>();
-  private readonly directoryIds = new UuidInterner();
+  /** The base image's interner; a fresh one on an image with no topics, which holds no directory id. */
+  private readonly directoryIds: UuidInterner;
   /** The topic the previous record touched: records come grouped by topic, so most lookups stop here. */
   private lastTouched: TopicPartitionsDelta | undefined;
 
@@ -30,6 +31,7 @@ export class TopicsDelta {
     this.image = image;
     this.topicsById = new PersistentMapDelta(image.topicsById);
     this.topicsByName = new PersistentMapDelta(image.topicsByName);
+    this.directoryIds = image.isEmpty() ? new UuidInterner() : image.directoryIds;
   }
 
   /** TopicRecord: creates the topic, with no partitions yet. */
@@ -127,13 +129,13 @@ export class TopicsDelta {
       this.topicsByName.set(next.name, next);
     }
     if (!this.topicsById.hasChanges() && !this.topicsByName.hasChanges()) return this.image;
-    return new TopicsImage(this.topicsById.seal(), this.topicsByName.seal());
+    return new TopicsImage(this.topicsById.seal(), this.topicsByName.seal(), this.directoryIds);
   }
 
   private clearElrOf(topicId: Uuid): void {
     const partitions = this.partitionsOf(topicId);
-    // Collected first: the loop below changes the transient list it would iterate.
-    for (const [partitionId, partition] of [...partitions.current().entries()]) {
+    // Copied out first (currentEntries): the loop below changes the transient list under them.
+    for (const [partitionId, partition] of partitions.currentEntries()) {
       if (partition.eligibleLeaderReplicas?.length === 0 && partition.lastKnownElr?.length === 0) continue;
       partitions.set(
         partitionId,
@@ -148,7 +150,7 @@ export class TopicsDelta {
 
   private partitionsOf(topicId: Uuid): TopicPartitionsDelta {
     const last = this.lastTouched;
-    if (last !== undefined && sameUuid(last.topicId, topicId)) return last;
+    if (last?.topicId.equals(topicId)) return last;
     const key = topicId.toString();
     let partitions = this.partitionChanges.get(key);
     if (partitions === undefined) {

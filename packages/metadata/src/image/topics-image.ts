@@ -10,6 +10,7 @@ import { latestRecord, sortedKeys } from './image-records.js';
 import type { ImageWriterOptions } from './image-writer-options.js';
 import { partitionRecordOf } from './partition-registration.js';
 import type { TopicPartitions } from './topic-partitions.js';
+import { UuidInterner } from './uuid-interner.js';
 
 /**
  * A partition's state as a full PartitionRecord (Kafka's `PartitionRegistration`): replicas and
@@ -53,13 +54,20 @@ export class TopicsImage {
 
   readonly topicsById: PersistentMap<string, TopicImage>;
   readonly topicsByName: PersistentMap<string, TopicImage>;
+  /**
+   * The directory ids the partitions hold, one object per value. Handed from each image to the
+   * deltas on it and on to the next image, so a log replayed one batch per delta still shares them.
+   */
+  readonly directoryIds: UuidInterner;
 
   constructor(
     topicsById: PersistentMap<string, TopicImage>,
     topicsByName: PersistentMap<string, TopicImage>,
+    directoryIds: UuidInterner = new UuidInterner(),
   ) {
     this.topicsById = topicsById;
     this.topicsByName = topicsByName;
+    this.directoryIds = directoryIds;
   }
 
   /** The topic with this id; undefined if there is none. */

@@ -1,7 +1,7 @@
 import type { Uuid } from '@kraft/protocol';
 
 /** Directory ids are few (brokers × log directories); past this many the interner stops growing. */
-export const MAX_INTERNED_UUIDS = 4096;
+const MAX_INTERNED_UUIDS = 4096;
 
 /**
  * Hands out one `Uuid` object per distinct value, so a million partitions placed in a few dozen
@@ -30,7 +30,7 @@ export class UuidInterner {
         bytes.readInt32BE(12)) |
       0;
     const interned = this.byHash.get(hash);
-    if (interned !== undefined) return sameUuid(interned, uuid) ? interned : uuid;
+    if (interned !== undefined) return interned.equals(uuid) ? interned : uuid;
     if (this.byHash.size < this.maxSize) this.byHash.set(hash, uuid);
     return uuid;
   }
@@ -39,20 +39,4 @@ export class UuidInterner {
   internAll(ids: readonly Uuid[]): readonly Uuid[] {
     return ids.map((id) => this.intern(id));
   }
-}
-
-/**
- * Whether two ids hold the same 16 bytes, compared in JavaScript: `Buffer.equals` crosses into
- * C++, which costs more than the comparison on the replay path that calls this per record.
- */
-export function sameUuid(left: Uuid, right: Uuid): boolean {
-  const a = left.bytes;
-  const b = right.bytes;
-  return (
-    a === b ||
-    (a.readInt32BE(0) === b.readInt32BE(0) &&
-      a.readInt32BE(4) === b.readInt32BE(4) &&
-      a.readInt32BE(8) === b.readInt32BE(8) &&
-      a.readInt32BE(12) === b.readInt32BE(12))
-  );
 }

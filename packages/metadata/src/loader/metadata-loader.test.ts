@@ -9,7 +9,12 @@ import {
   RecordingFaultHandler,
   RecordingPublisher,
 } from '../../test/support/loader-fixtures.js';
-import { latest, uuidOf } from '../../test/support/random-metadata-records.js';
+import {
+  latest,
+  partitionRecord,
+  registerBrokerRecord,
+  uuidOf,
+} from '../../test/support/random-metadata-records.js';
 import { RecordAboveHighWatermarkError } from '../errors/record-above-high-watermark-error.js';
 import { MetadataFaultCounts, metadataLoadingFaultHandler } from '../fault/metadata-fault-handlers.js';
 import { SnapshotsDisabled } from '../fault/snapshots-disabled.js';
@@ -133,6 +138,33 @@ describe('MetadataLoader', () => {
     expect(late.updates[0]!.delta.image.isEmpty()).toBe(true);
     expect(late.updates[0]!.image).toBe(loader.currentImage());
     expect(late.updates[0]!.delta.topicsDelta()?.createdTopicIds().size).toBe(2);
+  });
+
+  it('a publisher added later gets what the metadata.version could not write: directories and ELRs', () => {
+    for (const metadataVersion of [16, 22]) {
+      const { queue, loader, faults } = harness(4);
+      const held = [
+        latest(MetadataRecordType.FEATURE_LEVEL_RECORD, {
+          name: 'metadata.version',
+          featureLevel: metadataVersion,
+        }),
+        registerBrokerRecord(1, { logDirs: [uuidOf(9)] }),
+        topic(0),
+        partitionRecord(uuidOf(0), 0, { eligibleLeaderReplicas: [2], lastKnownElr: [3] }),
+      ];
+      loader.handleCommit(new FakeBatchReader([dataBatch(0, held)]));
+      queue.runAll();
+      const late = new RecordingPublisher('late');
+      loader.installPublishers([late]);
+      queue.runAll();
+      expect(faults.faults).toEqual([]);
+      const delta = late.updates[0]!.delta;
+      expect(delta.clusterDelta()?.broker(1)?.logDirs).toEqual([uuidOf(9)]);
+      expect(delta.topicsDelta()?.getPartition(uuidOf(0), 0)).toMatchObject({
+        eligibleLeaderReplicas: [2],
+        lastKnownElr: [3],
+      });
+    }
   });
 
   it('skips control batches but counts their offsets', () => {

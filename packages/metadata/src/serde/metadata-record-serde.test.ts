@@ -195,6 +195,19 @@ describe("MetadataRecordSerde as raft's RecordSerde", () => {
     expect(serde.read(target.subarray(0, topicSize))).toEqual(topic);
   });
 
+  it('lets go of a sizing buffer grown past 64 KiB once the large record is written', () => {
+    const own = new MetadataRecordSerde();
+    const capacity = () => own['sizingWriter'].capacityInBytes();
+    own.write(topic, Buffer.alloc(64), 0);
+    const small = capacity();
+    const size = own.recordSize(large);
+    expect(capacity()).toBeGreaterThan(64 * 1024);
+    const target = Buffer.alloc(300_000);
+    expect(own.write(large, target, 0)).toBe(size);
+    expect(capacity()).toBe(small);
+    expect(own.read(target.subarray(0, size))).toEqual(large);
+  });
+
   it('refuses a target without room and writes nothing into it', () => {
     const size = serde.recordSize(topic);
     const target = Buffer.alloc(size + 2, 0xee);

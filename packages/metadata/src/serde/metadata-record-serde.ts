@@ -21,6 +21,13 @@ const MAX_FRAME_FIELD_VALUE = 0x7fff;
  */
 const INITIAL_WRITE_BUFFER_BYTES = 128;
 
+/**
+ * The sizing writer grows to the largest record it sized (up to raft's 8 MiB batch); past this
+ * it is dropped after the `write`, so the shared instance does not keep a rare large record's
+ * buffer for the life of the process.
+ */
+const MAX_RETAINED_SIZING_BYTES = 64 * 1024;
+
 /** The frame of a metadata record value, read without decoding the message. */
 export interface MetadataRecordHeader {
   readonly frameVersion: number;
@@ -71,10 +78,11 @@ function parseFailure(error: unknown, what: string, position: number): unknown {
  *
  * It is raft's `RecordSerde<ApiMessageAndVersion>` (`recordSize`, then `write` into a caller's
  * buffer, `read`), so a `RaftNode` or the snapshot emitter can size a batch before writing it.
- * Like Kafka's `ObjectSerializationCache`, `recordSize` keeps the bytes it encoded for the
- * `write` of the same record that follows, so a record is encoded once; any other call drops
- * them. One instance is used from one thread at a time (JavaScript's), and records are
- * immutable, so the kept bytes are never stale.
+ * Like Kafka's `ObjectSerializationCache`, one entry deep (raft's `jsonSerde` keeps the same
+ * entry): `recordSize` keeps the bytes it encoded for the `write` of the same record that
+ * follows, so a record is encoded once; `write` drops them, and sizing another record replaces
+ * them. Unlike `jsonSerde`, sizing the same record again reuses them: records are immutable, so
+ * the kept bytes are never stale. One instance is used from one thread at a time (JavaScript's).
  */
 export class MetadataRecordSerde implements RecordSerde<ApiMessageAndVersion> {
   /** The shared instance; the serde holds no state beyond its one-record sizing cache. */
@@ -82,9 +90,10 @@ export class MetadataRecordSerde implements RecordSerde<ApiMessageAndVersion> {
 
   /**
    * Holds the bytes of `sizedRecord`, reused from record to record; it grows to the largest
-   * record sized, which fits in a batch (raft's maximum batch size, 8 MiB).
+   * record sized, and is replaced by a small one after a `write` once past
+   * `MAX_RETAINED_SIZING_BYTES`.
    */
-  private readonly sizingWriter = new ByteWriter(INITIAL_WRITE_BUFFER_BYTES);
+  private sizingWriter = new ByteWriter(INITIAL_WRITE_BUFFER_BYTES);
   private sizedRecord: ApiMessageAndVersion | undefined;
   private sizedBytes: Buffer | undefined;
 
@@ -100,8 +109,9 @@ export class MetadataRecordSerde implements RecordSerde<ApiMessageAndVersion> {
   /**
    * Decodes a whole value: one reader, no intermediate objects (the loader calls it per record).
    * Byte fields (SCRAM salts and keys, token HMACs, unknown tagged fields) come back as views of
-   * `value`, so `value` must not be overwritten while the record is in use; raft's `RecordSerde`
-   * only promises the buffer for the call, so a caller that reuses it must copy those fields.
+   * `value`, so `value` must not be overwritten while the record is in use. Raft's `RecordSerde`
+   * hands in record values it never reuses, which is what makes that safe; a caller reading a
+   * buffer it reuses must copy those fields.
    *
    * @throws {@link MetadataParseError} for bytes that are not one whole metadata record.
    */
@@ -169,7 +179,11 @@ export class MetadataRecordSerde implements RecordSerde<ApiMessageAndVersion> {
         `a ${bytes.length}-byte metadata record does not fit at offset ${offset} of a ${target.length}-byte buffer`,
       );
     }
-    return bytes.copy(target, offset);
+    const written = bytes.copy(target, offset);
+    if (this.sizingWriter.capacityInBytes() > MAX_RETAINED_SIZING_BYTES) {
+      this.sizingWriter = new ByteWriter(INITIAL_WRITE_BUFFER_BYTES);
+    }
+    return written;
   }
 
   /** The framed `record` in a buffer of its own (tests, tools, digests; not for batches). */

@@ -14,6 +14,7 @@ import {
   type MetadataRecordTypeId,
 } from '../../src/records/metadata-record-type.js';
 import type { PartitionRecordData } from '../../src/records/partition-record.js';
+import type { RegisterBrokerRecordData } from '../../src/records/register-broker-record.js';
 import { type ApiMessageAndVersion, apiMessageAndVersion } from '../../src/serde/api-message-and-version.js';
 
 export function latest<K extends MetadataRecordTypeId>(
@@ -23,7 +24,6 @@ export function latest<K extends MetadataRecordTypeId>(
   return apiMessageAndVersion(recordType, METADATA_RECORD_CODECS[recordType].highestVersion, data);
 }
 
-/** A deterministic uuid from a small number, so shrunk counterexamples stay readable. */
 /** A PartitionRecord at the highest version: replicas [1, 2], all in sync, leader 1, `fields` on top. */
 export function partitionRecord(
   topicId: Uuid,
@@ -48,6 +48,28 @@ export function partitionRecord(
   });
 }
 
+/** A RegisterBrokerRecord at the highest version: epoch 10, unfenced, no endpoints or directories, `fields` on top. */
+export function registerBrokerRecord(
+  brokerId: number,
+  fields: Partial<RegisterBrokerRecordData> = {},
+): ApiMessageAndVersion {
+  return latest(MetadataRecordType.REGISTER_BROKER_RECORD, {
+    brokerId,
+    isMigratingZkBroker: false,
+    incarnationId: uuidOf(brokerId + 4),
+    brokerEpoch: 10n,
+    endPoints: [],
+    features: [],
+    rack: null,
+    fenced: false,
+    inControlledShutdown: false,
+    logDirs: [],
+    cordonedLogDirs: null,
+    ...fields,
+  });
+}
+
+/** A deterministic uuid from a small number, so shrunk counterexamples stay readable. */
 export function uuidOf(seed: number): Uuid {
   return Uuid.fromLongs(BigInt(seed) + 1000n, BigInt(seed) * 7919n + 1n);
 }

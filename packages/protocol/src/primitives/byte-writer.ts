@@ -32,6 +32,11 @@ export class ByteWriter {
     this.buffer = grown;
   }
 
+  /** The size of the internal buffer: what the writer holds on to, written or not. */
+  capacityInBytes(): number {
+    return this.buffer.length;
+  }
+
   /**
    * The bytes written so far, as a view of the internal buffer (not copied): it shares memory
    * with the writer, so take it once writing is done.

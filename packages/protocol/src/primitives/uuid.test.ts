@@ -30,4 +30,17 @@ describe('Uuid', () => {
     const uuid = Uuid.randomUuid(() => draws.shift() as Buffer);
     expect(uuid.equals(Uuid.fromBytes(Buffer.alloc(16, 7)))).toBe(true);
   });
+
+  it('equals compares all 16 bytes, and is false for null and undefined', () => {
+    const uuid = Uuid.fromString('b8tRS7h4TJ2Vt43Dp85v2A');
+    expect(uuid.equals(Uuid.fromBytes(uuid.bytes))).toBe(true);
+    expect(uuid.equals(uuid)).toBe(true);
+    for (let index = 0; index < 16; index += 1) {
+      const bytes = Buffer.from(uuid.bytes);
+      bytes[index] = (bytes[index] as number) ^ 1;
+      expect(uuid.equals(Uuid.fromBytes(bytes))).toBe(false);
+    }
+    expect(uuid.equals(null)).toBe(false);
+    expect(uuid.equals(undefined)).toBe(false);
+  });
 });

@@ -1,6 +1,7 @@
 import { ProtocolError } from '../errors/protocol-error.js';
 import { UnsupportedVersionError } from '../errors/unsupported-version-error.js';
 import { Uuid } from '../primitives/uuid.js';
+import { withOuterField } from './field-errors.js';
 import type { MessageCodec } from './message-codec.js';
 import {
   createDefaultValue,
@@ -121,7 +122,7 @@ function valueFromJson(plan: FieldPlan, json: unknown): unknown {
         ? primitiveFromJson(plan.elementTypeCode, element)
         : structFromJson(elementPlan, element);
     } catch (error) {
-      throw ProtocolError.isProtocolError(error) ? error.withOuterField(`[${index}]`) : error;
+      throw withOuterField(error, `[${index}]`);
     }
   });
 }
@@ -145,7 +146,7 @@ function structFromJson(plan: StructPlan, json: unknown): Record<string, unknown
     try {
       data[fieldPlan.name] = valueFromJson(fieldPlan, value);
     } catch (error) {
-      throw ProtocolError.isProtocolError(error) ? error.withOuterField(fieldPlan.name) : error;
+      throw withOuterField(error, fieldPlan.name);
     }
   }
   return data;
@@ -182,6 +183,6 @@ export function messageFromJson<T>(codec: MessageCodec<T>, json: unknown, versio
   try {
     return structFromJson(codec.planFor(version), json) as T;
   } catch (error) {
-    throw ProtocolError.isProtocolError(error) ? error.withOuterField(codec.name) : error;
+    throw withOuterField(error, codec.name);
   }
 }

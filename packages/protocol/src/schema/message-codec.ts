@@ -3,6 +3,7 @@ import { UnsupportedVersionError } from '../errors/unsupported-version-error.js'
 import { ByteReader } from '../primitives/byte-reader.js';
 import { ByteWriter } from '../primitives/byte-writer.js';
 import type { FieldMap, StructData, StructDeclaration } from './field-declaration.js';
+import { withOuterField } from './field-errors.js';
 import { type StructCodec, StructCodecCache } from './struct-codec.js';
 import { compileMessagePlan, createDefaultStruct, type StructPlan } from './struct-plan.js';
 import { VersionRange } from './version-range.js';
@@ -104,7 +105,7 @@ export class MessageCodec<T> {
     try {
       return codec.read(reader) as T;
     } catch (error) {
-      throw ProtocolError.isProtocolError(error) ? error.withOuterField(this.name) : error;
+      throw withOuterField(error, this.name);
     }
   }
 
@@ -144,7 +145,7 @@ export class MessageCodec<T> {
     try {
       codec.write(writer, data as Record<string, unknown>);
     } catch (error) {
-      throw ProtocolError.isProtocolError(error) ? error.withOuterField(this.name) : error;
+      throw withOuterField(error, this.name);
     }
   }
 

@@ -1,7 +1,7 @@
 import { IllegalStateError } from '../errors/illegal-state-error.js';
-import { ProtocolError } from '../errors/protocol-error.js';
 import { ByteReader } from '../primitives/byte-reader.js';
 import { ByteWriter } from '../primitives/byte-writer.js';
+import { asWriteError, checkStringSize, failNull, nullReadError, withOuterField } from './field-errors.js';
 import {
   createDefaultValue,
   type FieldPlan,
@@ -11,7 +11,7 @@ import {
   TypeCode,
 } from './struct-plan.js';
 import { readStruct, readTaggedFields } from './struct-reader.js';
-import { asWriteError, checkAbsentField, failNull, writeStruct, writeTaggedFields } from './struct-writer.js';
+import { checkAbsentField, writeStruct, writeTaggedFields } from './struct-writer.js';
 
 /**
  * A struct's codec specialised for one version (ADR 0032): built once from its {@link StructPlan},
@@ -71,10 +71,6 @@ const INLINE_WRITES: Partial<Record<number, string>> = {
   [TypeCode.uuid]: 'writeUuid',
 };
 
-function withField(error: unknown, segment: string): unknown {
-  return ProtocolError.isProtocolError(error) ? error.withOuterField(segment) : error;
-}
-
 function primitiveReader(typeCode: number, compact: boolean, nullable: boolean): ValueReader {
   const inline = INLINE_READS[typeCode];
   if (inline !== undefined) {
@@ -87,7 +83,7 @@ function primitiveReader(typeCode: number, compact: boolean, nullable: boolean):
         ? (reader) => reader.readCompactNullableString(MAX_STRING_BYTES)
         : (reader) => {
             const value = reader.readCompactNullableString(MAX_STRING_BYTES);
-            if (value === null) throw new ProtocolError('null in a non-nullable string');
+            if (value === null) throw nullReadError('string');
             return value;
           };
     }
@@ -95,7 +91,7 @@ function primitiveReader(typeCode: number, compact: boolean, nullable: boolean):
       ? (reader) => reader.readNullableString()
       : (reader) => {
           const value = reader.readNullableString();
-          if (value === null) throw new ProtocolError('null in a non-nullable string');
+          if (value === null) throw nullReadError('string');
           return value;
         };
   }
@@ -107,7 +103,7 @@ function primitiveReader(typeCode: number, compact: boolean, nullable: boolean):
     ? read
     : (reader) => {
         const value = read(reader);
-        if (value === null) throw new ProtocolError('null in non-nullable bytes');
+        if (value === null) throw nullReadError('bytes');
         return value;
       };
 }
@@ -121,7 +117,7 @@ function arrayReader(plan: FieldPlan, element: ValueReader): ValueReader {
   return (reader) => {
     const count = reader.readArrayLength(compact, minElementBytes);
     if (count === null) {
-      if (!nullable) throw new ProtocolError('null in a non-nullable array');
+      if (!nullable) throw nullReadError('array');
       return null;
     }
     const items: unknown[] = new Array(count);
@@ -129,7 +125,7 @@ function arrayReader(plan: FieldPlan, element: ValueReader): ValueReader {
       try {
         items[index] = element(reader);
       } catch (error) {
-        throw withField(error, `[${index}]`);
+        throw withOuterField(error, `[${index}]`);
       }
     }
     return items;
@@ -154,15 +150,7 @@ function stringWriter(plan: FieldPlan): ValueWriter {
   return (writer, value) => {
     if (value === null) {
       if (!nullable) failNull(plan, 'string');
-    } else if (
-      (value as string).length > MAX_STRING_BYTES / 3 &&
-      Buffer.byteLength(value as string) > MAX_STRING_BYTES
-    ) {
-      // Kafka's generated writers refuse a string over 0x7fff bytes in every encoding, compact too.
-      throw new ProtocolError(
-        `string of ${Buffer.byteLength(value as string)} bytes exceeds ${MAX_STRING_BYTES}`,
-      );
-    }
+    } else checkStringSize(value as string);
     if (compact) writer.writeCompactNullableString(value as string | null);
     else writer.writeNullableString(value as string | null);
   };
@@ -318,7 +306,7 @@ function compileStructCodec(
     fresh,
     (reader: ByteReader, data: Record<string, unknown>) =>
       readTaggedFields(reader, plan, data, readTaggedValue),
-    (error: unknown, index: number) => withField(error, names[index] as string),
+    (error: unknown, index: number) => withOuterField(error, names[index] as string),
   ) as StructCodec['read'];
   const write = factory(
     'steps',

@@ -1,6 +1,7 @@
 import { ProtocolError } from '../errors/protocol-error.js';
 import { ByteReader } from '../primitives/byte-reader.js';
 import type { RawTaggedField, TaggedFieldsCarrier } from './field-declaration.js';
+import { nullReadError, withOuterField } from './field-errors.js';
 import {
   createDefaultValue,
   type FieldPlan,
@@ -32,13 +33,13 @@ function readPrimitive(reader: ByteReader, typeCode: number, compact: boolean, n
       const value = compact
         ? reader.readCompactNullableString(MAX_STRING_BYTES)
         : reader.readNullableString();
-      if (value === null && !nullable) throw new ProtocolError('null in a non-nullable string');
+      if (value === null && !nullable) throw nullReadError('string');
       return value;
     }
     default: {
       // bytes and records: zero-copy views of the input.
       const value = compact ? reader.readCompactNullableBytes() : reader.readNullableBytes();
-      if (value === null && !nullable) throw new ProtocolError('null in non-nullable bytes');
+      if (value === null && !nullable) throw nullReadError('bytes');
       return value;
     }
   }
@@ -47,7 +48,7 @@ function readPrimitive(reader: ByteReader, typeCode: number, compact: boolean, n
 function readArray(reader: ByteReader, plan: FieldPlan): unknown[] | null {
   const count = reader.readArrayLength(plan.compact, plan.minElementBytes);
   if (count === null) {
-    if (!plan.nullable) throw new ProtocolError('null in a non-nullable array');
+    if (!plan.nullable) throw nullReadError('array');
     return null;
   }
   const items: unknown[] = [];
@@ -60,7 +61,7 @@ function readArray(reader: ByteReader, plan: FieldPlan): unknown[] | null {
           : readStruct(reader, elementPlan),
       );
     } catch (error) {
-      throw ProtocolError.isProtocolError(error) ? error.withOuterField(`[${index}]`) : error;
+      throw withOuterField(error, `[${index}]`);
     }
   }
   return items;
@@ -127,7 +128,7 @@ export function readTaggedFields(
     try {
       data[fieldPlan.name] = readTaggedField(reader, fieldPlan, size, readTaggedValue);
     } catch (error) {
-      throw ProtocolError.isProtocolError(error) ? error.withOuterField(fieldPlan.name) : error;
+      throw withOuterField(error, fieldPlan.name);
     }
   }
   if (unknown !== undefined) (data as TaggedFieldsCarrier).unknownTaggedFields = unknown;
@@ -143,7 +144,7 @@ export function readStruct(reader: ByteReader, plan: StructPlan): Record<string,
       try {
         data[fieldPlan.name] = readValue(reader, fieldPlan);
       } catch (error) {
-        throw ProtocolError.isProtocolError(error) ? error.withOuterField(fieldPlan.name) : error;
+        throw withOuterField(error, fieldPlan.name);
       }
     } else if (fieldPlan.defaultValue !== undefined) {
       data[fieldPlan.name] = fieldPlan.defaultValue;

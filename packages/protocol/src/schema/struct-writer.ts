@@ -3,41 +3,14 @@ import { UnsupportedVersionError } from '../errors/unsupported-version-error.js'
 import type { ByteWriter } from '../primitives/byte-writer.js';
 import type { Uuid } from '../primitives/uuid.js';
 import type { RawTaggedField, TaggedFieldsCarrier } from './field-declaration.js';
-import {
-  type FieldPlan,
-  isDefaultValue,
-  MAX_STRING_BYTES,
-  Presence,
-  type StructPlan,
-  TypeCode,
-} from './struct-plan.js';
+import { asWriteError, checkStringSize, failNull } from './field-errors.js';
+import { type FieldPlan, isDefaultValue, Presence, type StructPlan, TypeCode } from './struct-plan.js';
 
 const NO_TAGGED_FIELDS: readonly RawTaggedField[] = Object.freeze([]);
 
-/**
- * Node's own errors for values a field cannot hold (an int16 of 70000, a number where a bigint
- * belongs) become `ProtocolError`s naming the field; our typed errors gain the field path.
- */
-export function asWriteError(error: unknown, segment: string): unknown {
-  if (ProtocolError.isProtocolError(error)) return error.withOuterField(segment);
-  if (error instanceof RangeError || error instanceof TypeError) {
-    return new ProtocolError(`cannot encode value: ${error.message}`, segment, { cause: error });
-  }
-  return error;
-}
-
-export function failNull(plan: FieldPlan, what: string): never {
-  throw new UnsupportedVersionError(
-    `${plan.structName}.${plan.name}: null ${what} is not allowed at version of this message`,
-  );
-}
-
 function writeString(writer: ByteWriter, plan: FieldPlan, value: string | null, compact: boolean): void {
   if (value === null && !plan.nullable) failNull(plan, 'string');
-  // Kafka's generated writers refuse a string over 0x7fff bytes in every encoding, compact too.
-  if (value !== null && value.length > MAX_STRING_BYTES / 3 && Buffer.byteLength(value) > MAX_STRING_BYTES) {
-    throw new ProtocolError(`string of ${Buffer.byteLength(value)} bytes exceeds ${MAX_STRING_BYTES}`);
-  }
+  if (value !== null) checkStringSize(value);
   if (compact) writer.writeCompactNullableString(value);
   else writer.writeNullableString(value);
 }

@@ -8,7 +8,10 @@ export interface RecordSerde<T> {
   recordSize(value: T): number;
   /** Writes `value` at `target[offset]`; returns the number of bytes written (`recordSize`). */
   write(value: T, target: Buffer, offset: number): number;
-  /** Decodes one whole record value (the buffer is only valid during the call). */
+  /**
+   * Decodes one whole record value. `source` is a record value of a batch raft read from its log or
+   * a snapshot; raft never reuses or overwrites it, so the value may keep views of it.
+   */
   read(source: Buffer): T;
 }
 
