@@ -226,11 +226,9 @@ export class MetadataWorkload {
       image,
       this.options.scheduler.nowMs(),
     )) {
-      for (let index = 0; index < records; index += 1)
-        this.options.stats.recordCommit(latencyMs, bytesPerRecord);
+      this.options.stats.recordCommits(latencyMs, records, bytesPerRecord);
       timed += records;
     }
-    for (let index = timed; index < count; index += 1)
-      this.options.stats.recordCommitWithoutLatency(bytesPerRecord);
+    if (timed < count) this.options.stats.recordCommitsWithoutLatency(count - timed, bytesPerRecord);
   }
 }

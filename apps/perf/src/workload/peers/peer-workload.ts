@@ -1,7 +1,8 @@
 // Kafka's raft workload shape driven at a peer system through its client: records of one size at
 // an offered rate, throttled as the test server's generator (record n due at start + n / rate),
 // with no more than a bound of bytes written and not yet acknowledged.
-import { build, encodeIntoCompressedBase64 } from 'hdr-histogram-js';
+import { encodeIntoCompressedBase64 } from 'hdr-histogram-js';
+import { buildLatencyHistogram, latencyMicroseconds, latencyPercentilesMs } from '../latency-histogram.js';
 
 /** One write of `value`, resolved once the peer acknowledged it as durable (committed). */
 export interface PeerWriter {
@@ -34,8 +35,6 @@ export interface PeerWorkloadFigures {
   readonly latencyMs: Readonly<Record<string, number>>;
 }
 
-const PERCENTILES = [50, 75, 90, 99, 99.9, 99.99] as const;
-const HIGHEST_TRACKABLE_MICROSECONDS = 60_000_000;
 /** The driver's tick: Node's timers fire at best every millisecond. */
 const TICK_MS = 1;
 
@@ -66,11 +65,7 @@ export async function runPeerWorkload(
     Math.min(options.maxInFlightWrites, Math.floor(options.maxOutstandingBytes / recordSizeBytes)),
   );
   const value = Buffer.alloc(recordSizeBytes);
-  const histogram = build({
-    lowestDiscernibleValue: 1,
-    highestTrackableValue: HIGHEST_TRACKABLE_MICROSECONDS,
-    numberOfSignificantValueDigits: 3,
-  });
+  const histogram = buildLatencyHistogram();
   const startMs = performance.now();
   const windowStartMs = startMs + options.warmupMs;
   const windowEndMs = windowStartMs + options.durationMs;
@@ -88,8 +83,7 @@ export async function runPeerWorkload(
         const acknowledgedAtMs = performance.now();
         if (acknowledgedAtMs < windowStartMs || acknowledgedAtMs >= windowEndMs) return;
         committedRecords += 1;
-        const latencyMicroseconds = Math.round((acknowledgedAtMs - sentAtMs) * 1000);
-        histogram.recordValue(Math.min(HIGHEST_TRACKABLE_MICROSECONDS, Math.max(1, latencyMicroseconds)));
+        histogram.recordValue(latencyMicroseconds(acknowledgedAtMs - sentAtMs));
       },
       (error: unknown) => {
         failedWrites += 1;
@@ -110,12 +104,7 @@ export async function runPeerWorkload(
   }
   await Promise.all(inFlight);
   const windowMs = options.durationMs;
-  const latencyMs: Record<string, number> = {};
-  if (histogram.totalCount > 0) {
-    for (const percentile of PERCENTILES)
-      latencyMs[`p${percentile}`] = histogram.getValueAtPercentile(percentile) / 1000;
-    latencyMs['max'] = histogram.maxValue / 1000;
-  }
+  const latencyMs = histogram.totalCount > 0 ? latencyPercentilesMs(histogram) : {};
   const figures = {
     committedRecords,
     windowMs,
