@@ -1,5 +1,4 @@
 import { decodeFromCompressedBase64, encodeIntoCompressedBase64 } from 'hdr-histogram-js';
-import { parseStatus } from '../support/test-server-process.js';
 import { latencyPercentilesMs } from './latency-histogram.js';
 import { type LocalNode, LocalQuorum, raftWorkloadArguments } from './local-quorum.js';
 import type { PerfOptions } from './perf-command-line.js';
@@ -86,9 +85,8 @@ function windowLatency(atStart: string | undefined, atEnd: string | undefined): 
 }
 
 function recordHighWatermarks(node: LocalNode, samples: HighWatermarkSample[]): void {
-  node.onLine((line) => {
-    const status = parseStatus(line);
-    if (status?.highWatermark === undefined || status.role.toLowerCase() !== 'leader') return;
+  node.onStatus((status) => {
+    if (status.highWatermark === undefined || status.role.toLowerCase() !== 'leader') return;
     samples.push({ atMs: performance.now(), highWatermark: status.highWatermark });
   });
 }
