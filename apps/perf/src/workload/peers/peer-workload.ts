@@ -21,6 +21,8 @@ export interface PeerWorkloadOptions {
    * leader takes a batch, and thousands queued in a client measure its queue, not the peer.
    */
   readonly maxInFlightWrites: number;
+  /** How long the writes outstanding at the end are awaited; those still out count as failed. */
+  readonly drainTimeoutMs?: number;
 }
 
 export interface PeerWorkloadFigures {
@@ -37,12 +39,15 @@ export interface PeerWorkloadFigures {
 
 /** The driver's tick: Node's timers fire at best every millisecond. */
 const TICK_MS = 1;
+/** A peer that has not acknowledged in this long after the end is stopped or hung. */
+const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 
 /**
  * Runs the workload for warm-up + duration. Acknowledgements that arrive inside the measured
  * window are counted and their latencies recorded, as the kafka scenario counts what its leader
  * commits in the window: a peer slower than the window still shows its rate. Writes still
- * outstanding at the end are awaited (bounded) so nothing is left running.
+ * outstanding at the end are awaited for at most `drainTimeoutMs`; what is still out then (a
+ * stopped or hung peer) counts as failed writes.
  */
 export async function runPeerWorkload(
   writer: PeerWriter,
@@ -102,7 +107,12 @@ export async function runPeerWorkload(
     while (sent < due && outstanding < maxOutstandingRecords) send();
     await new Promise((resolve) => setTimeout(resolve, TICK_MS));
   }
-  await Promise.all(inFlight);
+  const drainTimeoutMs = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
+  const unacknowledged = await drain(inFlight, drainTimeoutMs);
+  if (unacknowledged > 0) {
+    failedWrites += unacknowledged;
+    firstError ??= `${unacknowledged} writes not acknowledged within ${drainTimeoutMs} ms of the end`;
+  }
   const windowMs = options.durationMs;
   const latencyMs = histogram.totalCount > 0 ? latencyPercentilesMs(histogram) : {};
   const figures = {
@@ -117,4 +127,18 @@ export async function runPeerWorkload(
   };
   histogram.destroy();
   return figures;
+}
+
+/** Waits for the writes in flight, for at most `timeoutMs`; returns how many are still out. */
+async function drain(inFlight: ReadonlySet<Promise<void>>, timeoutMs: number): Promise<number> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs);
+  });
+  try {
+    await Promise.race([Promise.all(inFlight), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+  return inFlight.size;
 }
