@@ -53,11 +53,16 @@ async function main(): Promise<void> {
   server.listen(Number(process.env['KV_HTTP_PORT'] ?? '0'), '127.0.0.1');
   await once(server, 'listening');
 
-  const shutdown = async () => {
-    server.closeAllConnections();
-    server.close();
-    await node.close();
-    process.exit(0);
+  // SIGTERM and then the parent's exit both come here: the second call waits on the first.
+  let stopping: Promise<void> | undefined;
+  const shutdown = (): Promise<void> => {
+    stopping ??= (async () => {
+      server.closeAllConnections();
+      server.close();
+      await node.close();
+      process.exit(0);
+    })();
+    return stopping;
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);

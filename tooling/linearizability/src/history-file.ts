@@ -20,12 +20,8 @@ const EVENT_TYPES = new Set(['invoke', 'ok', 'fail', 'info']);
 /** JSON lines: one event per line, in recording order, each line ending with a newline. */
 export function serializeHistory<Input, Output>(events: readonly HistoryEvent<Input, Output>[]): string {
   let text = '';
-  for (const event of events) text += `${serializeEvent(event)}\n`;
+  for (const event of events) text += `${JSON.stringify(event)}\n`;
   return text;
-}
-
-export function serializeEvent<Input, Output>(event: HistoryEvent<Input, Output>): string {
-  return JSON.stringify(event);
 }
 
 /** Reads JSON lines back; blank lines are skipped, anything malformed is a `HistoryError`. */

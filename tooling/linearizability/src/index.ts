@@ -13,7 +13,6 @@ export {
   parseHistory,
   type ReadHistoryOptions,
   readHistoryFile,
-  serializeEvent,
   serializeHistory,
   writeHistoryFile,
 } from './history-file.js';

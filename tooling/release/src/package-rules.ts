@@ -65,6 +65,14 @@ export function publishedSubpaths(exportsField: unknown): string[] {
     .map(([subpath]) => subpath);
 }
 
+/** The `exports` subpaths only the workspace resolves (`isWorkspaceOnlyEntry`): none is published. */
+export function workspaceOnlySubpaths(exportsField: unknown): string[] {
+  if (!isRecord(exportsField)) return [];
+  return Object.entries(exportsField)
+    .filter(([, target]) => isWorkspaceOnlyEntry(target))
+    .map(([subpath]) => subpath);
+}
+
 /** Problems with `exports`: ESM only, and `types` ahead of `import` in every entry. */
 export function exportsProblems(exportsField: unknown): string[] {
   if (!isRecord(exportsField)) return ['exports: must be an object of subpaths'];

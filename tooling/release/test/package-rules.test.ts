@@ -8,6 +8,7 @@ import {
   resolveRelative,
   type TarballContents,
   tarballProblems,
+  workspaceOnlySubpaths,
 } from '../src/package-rules.js';
 
 const expectations = { repositoryUrl: 'git+https://example.test/kraft.git', nodeEngine: '>=20.19' };
@@ -92,6 +93,8 @@ describe('exportsProblems', () => {
     expect(isWorkspaceOnlyEntry(exports['./test-kit'])).toBe(true);
     expect(isWorkspaceOnlyEntry({ '@kraft/source': './test/kit/index.ts', import: './x.js' })).toBe(false);
     expect(publishedSubpaths({ './package.json': './package.json', ...exports })).toEqual(['.', './kit']);
+    expect(workspaceOnlySubpaths({ './package.json': './package.json', ...exports })).toEqual(['./test-kit']);
+    expect(workspaceOnlySubpaths(undefined)).toEqual([]);
   });
 
   it('wants a root entry and condition objects', () => {

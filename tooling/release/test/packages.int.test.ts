@@ -9,7 +9,7 @@ import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PackedPackage, packPackage } from '../src/pack.js';
-import { isWorkspaceOnlyEntry, manifestProblems, tarballProblems } from '../src/package-rules.js';
+import { manifestProblems, tarballProblems, workspaceOnlySubpaths } from '../src/package-rules.js';
 import {
   buildPublishedPackages,
   publishedPackages,
@@ -81,9 +81,7 @@ describe.each(packages.map((workspacePackage) => [workspacePackage.name, workspa
       // attw exits non-zero on a problem and prints its table; the assertion shows that table.
       let report = '';
       // attw checks what a registry user can import; a workspace-only entry resolves nowhere else.
-      const workspaceOnly = Object.entries((workspacePackage.manifest.exports ?? {}) as object)
-        .filter(([, target]) => isWorkspaceOnlyEntry(target))
-        .map(([subpath]) => subpath);
+      const workspaceOnly = workspaceOnlySubpaths(workspacePackage.manifest.exports);
       const exclusions = workspaceOnly.length === 0 ? [] : ['--exclude-entrypoints', ...workspaceOnly];
       try {
         execFileSync(

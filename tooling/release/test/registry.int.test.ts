@@ -22,7 +22,7 @@ import { stageForMirror, thirdPartyClosure } from '../src/mirror.js';
 import { packPackage } from '../src/pack.js';
 import { publishedSubpaths } from '../src/package-rules.js';
 import { readmeQuickStart } from '../src/readme-example.js';
-import { buildPublishedPackages, publishedPackages, repositoryRoot } from '../src/workspace.js';
+import { buildPublishedPackages, publishedPackages, readJson, repositoryRoot } from '../src/workspace.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -69,10 +69,7 @@ async function inBatches<T>(items: readonly T[], run: (item: T) => Promise<unkno
 
 /** The packed manifest at the prerelease version, its @kraft dependencies pinned to it too. */
 function rewriteToPrerelease(manifestPath: string): void {
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
-    version: string;
-    dependencies?: Record<string, string>;
-  };
+  const manifest = readJson<{ version: string; dependencies?: Record<string, string> }>(manifestPath);
   manifest.version = prereleaseVersion;
   for (const name of Object.keys(manifest.dependencies ?? {})) {
     if (name.startsWith('@kraft/') && manifest.dependencies !== undefined) {
@@ -107,9 +104,9 @@ async function publishKraftPackages(local: LocalRegistry): Promise<void> {
 
 /** The root's pinned version of a dev dependency the consumer installs beside the packages. */
 function rootDevDependencyVersion(name: string): string {
-  const manifest = JSON.parse(readFileSync(join(repositoryRoot, 'package.json'), 'utf8')) as {
-    devDependencies: Record<string, string>;
-  };
+  const manifest = readJson<{ devDependencies: Record<string, string> }>(
+    join(repositoryRoot, 'package.json'),
+  );
   return String(manifest.devDependencies[name]);
 }
 

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { PollTimeoutError, pollUntil } from '../support/poll-until.js';
 import { ChaosCluster } from './chaos-cluster.js';
 import type { ExitStatus } from './chaos-node.js';
 import { createSchedule, describeFault, type Fault, type FaultKind } from './chaos-schedule.js';
@@ -50,13 +51,15 @@ export function injectableKinds(capabilities: NetworkCapabilities, kinds: readon
   );
 }
 
+/** True once `condition` holds, false when it still does not after `timeoutMs`. */
 async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = performance.now() + timeoutMs;
-  while (performance.now() < deadline) {
-    if (condition()) return true;
-    await sleep(POLL_MS);
+  try {
+    await pollUntil('a condition', timeoutMs, condition, { intervalMs: POLL_MS });
+    return true;
+  } catch (error) {
+    if (error instanceof PollTimeoutError) return false;
+    throw error;
   }
-  return condition();
 }
 
 function describeExit(status: ExitStatus | undefined): string {

@@ -1,5 +1,5 @@
 import { closeSync, existsSync, openSync, readSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { pollUntil } from '../support/poll-until.js';
 import { ChaosCluster } from './chaos-cluster.js';
 import { leaderOf, maxHighWatermark, settled } from './chaos-run.js';
 import type { HistoryEvent } from './history-checker.js';
@@ -43,13 +43,13 @@ function monotonicMicroseconds(): number {
 }
 
 async function waitFor<T>(probe: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(POLL_MS);
-  }
+  let value: T | undefined;
+  const found = () => {
+    value = probe();
+    return value !== undefined;
+  };
+  await pollUntil(what, timeoutMs, found, { intervalMs: POLL_MS });
+  return value as T;
 }
 
 /**

@@ -49,6 +49,7 @@ import {
 } from '@kraft/raft';
 import { MemoryRecords, NodeFileSystem, recordsToBuffer } from '@kraft/records';
 import { TcpNetworkChannel } from '@kraft/transport-tcp';
+import { pollUntil } from './poll-until.js';
 
 const LISTENER_NAME = 'CONTROLLER';
 const HOST = '127.0.0.1';
@@ -241,14 +242,10 @@ export class SnapshotCluster {
 
   /** Resolves when `condition` holds; rejects after `timeoutMs` or as soon as a node fails. */
   async waitFor(what: string, timeoutMs: number, condition: () => boolean): Promise<void> {
-    const deadlineMs = performance.now() + timeoutMs;
-    for (;;) {
-      this.throwIfFailed();
-      if (condition()) return;
-      if (performance.now() >= deadlineMs)
-        throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-      await sleep(POLL_INTERVAL_MS);
-    }
+    await pollUntil(what, timeoutMs, condition, {
+      intervalMs: POLL_INTERVAL_MS,
+      check: () => this.throwIfFailed(),
+    });
   }
 
   /**

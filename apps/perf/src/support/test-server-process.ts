@@ -65,6 +65,7 @@ export class TestServerProcess {
   private exitedPromise: Promise<ExitStatus> = Promise.resolve({ code: null, signal: null });
   private lastExit: ExitStatus | undefined;
   private readonly lineHandlers: ((line: string) => void)[] = [];
+  private readonly statusHandlers: ((status: NodeStatus) => void)[] = [];
 
   constructor(readonly processOptions: TestServerProcessOptions) {}
 
@@ -84,6 +85,11 @@ export class TestServerProcess {
   /** Each stdout line of every later start goes to `handler` too. */
   onLine(handler: (line: string) => void): void {
     this.lineHandlers.push(handler);
+  }
+
+  /** Each stats line of every later start goes to `handler`, parsed once, after `status` took it. */
+  onStatus(handler: (status: NodeStatus) => void): void {
+    this.statusHandlers.push(handler);
   }
 
   signal(signal: NodeJS.Signals): void {
@@ -145,5 +151,6 @@ export class TestServerProcess {
     if (status.highWatermark !== undefined && status.highWatermark > this.maxHighWatermark) {
       this.maxHighWatermark = status.highWatermark;
     }
+    for (const handler of this.statusHandlers) handler(status);
   }
 }

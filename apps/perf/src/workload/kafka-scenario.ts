@@ -1,5 +1,5 @@
 import { decodeFromCompressedBase64, encodeIntoCompressedBase64 } from 'hdr-histogram-js';
-import { parseStatus } from '../support/test-server-process.js';
+import { latencyPercentilesMs } from './latency-histogram.js';
 import { type LocalNode, LocalQuorum, raftWorkloadArguments } from './local-quorum.js';
 import type { PerfOptions } from './perf-command-line.js';
 import { formatMebibytes, formatNumber, type MarkdownSummary } from './results.js';
@@ -11,7 +11,6 @@ const HISTOGRAM_PREFIX = 'Commit latency histogram (us): ';
 const STATS_INTERVAL_MS = 1_000;
 const LEADER_TIMEOUT_MS = 30_000;
 const MEBIBYTE = 1024 * 1024;
-const PERCENTILES = [50, 75, 90, 99, 99.9, 99.99] as const;
 
 export type KafkaScenarioOptions = Pick<
   PerfOptions,
@@ -76,14 +75,9 @@ function windowLatency(atStart: string | undefined, atEnd: string | undefined): 
     histogram.subtract(before);
     before.destroy();
   }
-  const percentilesMs: Record<string, number> = {};
-  for (const percentile of PERCENTILES) {
-    percentilesMs[`p${percentile}`] = histogram.getValueAtPercentile(percentile) / 1000;
-  }
-  percentilesMs['max'] = histogram.maxValue / 1000;
   const result = {
     count: histogram.totalCount,
-    percentilesMs,
+    percentilesMs: latencyPercentilesMs(histogram),
     encoded: encodeIntoCompressedBase64(histogram),
   };
   histogram.destroy();
@@ -91,9 +85,8 @@ function windowLatency(atStart: string | undefined, atEnd: string | undefined): 
 }
 
 function recordHighWatermarks(node: LocalNode, samples: HighWatermarkSample[]): void {
-  node.onLine((line) => {
-    const status = parseStatus(line);
-    if (status?.highWatermark === undefined || status.role.toLowerCase() !== 'leader') return;
+  node.onStatus((status) => {
+    if (status.highWatermark === undefined || status.role.toLowerCase() !== 'leader') return;
     samples.push({ atMs: performance.now(), highWatermark: status.highWatermark });
   });
 }

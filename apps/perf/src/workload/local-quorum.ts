@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { pollUntil } from '../support/poll-until.js';
 import { START_SCRIPT, TestServerProcess } from '../support/test-server-process.js';
 
 const HOST = '127.0.0.1';
@@ -184,19 +184,15 @@ export class LocalQuorum {
 
   /** Resolves when `condition` holds; rejects after `timeoutMs` or when a node exits. */
   async waitFor(what: string, timeoutMs: number, condition: () => boolean): Promise<void> {
-    const deadlineMs = performance.now() + timeoutMs;
-    for (;;) {
+    const check = () => {
       const exited = this.nodes.find((node) => node.exitStatus !== undefined && !node.expectedExit);
       if (exited !== undefined) {
         throw new Error(
           `node ${exited.nodeId} exited (${JSON.stringify(exited.exitStatus)}) while waiting for ${what}; see ${exited.processOptions.stderrPath}`,
         );
       }
-      if (condition()) return;
-      if (performance.now() >= deadlineMs)
-        throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-      await sleep(POLL_INTERVAL_MS);
-    }
+    };
+    await pollUntil(what, timeoutMs, condition, { intervalMs: POLL_INTERVAL_MS, check });
   }
 
   /** `signal` (kill -9 unless told) to one node, an exit `waitFor` expects. */

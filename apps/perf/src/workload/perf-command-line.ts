@@ -49,6 +49,12 @@ const DEFAULT_SWEEP_THROUGHPUTS = [5_000, 20_000, 80_000];
 const DEFAULT_SWEEP_RECORD_SIZES = [256, 1_024];
 /** A sweep is a few short runs, not a grid that takes an afternoon. */
 const MAX_SWEEP_POINTS = 64;
+/**
+ * The largest metadata seed the test server takes (apps/test-server/src/cli/command-line.ts
+ * MAXIMUM_SEED, 2^31 - 1) less its epoch offset room (compose.ts MAX_EPOCH_OFFSET, 1,000,000):
+ * each epoch a node leads draws from seed + epoch.
+ */
+const MAXIMUM_METADATA_SEED = 2 ** 31 - 1 - 1_000_000;
 
 export function perfUsage(): string {
   return [
@@ -160,7 +166,7 @@ export function parsePerfCommandLine(args: readonly string[]): PerfCommand {
         trials: integer('trials', values.trials, 3, 1, 1_000),
         warmupMs: integer('warmup', values.warmup, defaults.warmupSeconds, 0, 3_600) * 1000,
         snapshotThresholdBytes: integer('snapshot-bytes', values['snapshot-bytes'], 65_536, 1, 2 ** 40),
-        seed: integer('seed', values.seed, 1, 0, 2 ** 31 - 1_000_001),
+        seed: integer('seed', values.seed, 1, 0, MAXIMUM_METADATA_SEED),
         outputDirectory: values.out,
         keepDirectory: values.keep === true,
         throughputs,

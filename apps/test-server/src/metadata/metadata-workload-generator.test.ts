@@ -7,7 +7,7 @@ import {
 } from '@kraft/metadata';
 import { KRaftError, silentLogger } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
-import { ManualScheduler } from '../workload/manual-scheduler.js';
+import { ManualScheduler } from '../../test/support/manual-scheduler.js';
 import type { WorkloadAppender } from '../workload/raft-workload-generator.js';
 import { MetadataWorkloadGenerator } from './metadata-workload-generator.js';
 

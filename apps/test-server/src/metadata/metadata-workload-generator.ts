@@ -5,11 +5,11 @@ import {
   MetadataProvenance,
   MetadataRecordSerde,
 } from '@kraft/metadata';
-import { KRaftError, type Logger } from '@kraft/protocol';
+import type { Logger } from '@kraft/protocol';
 import { SeededRandom } from '@kraft/raft';
+import { PacedAppendLoop } from '../workload/paced-append-loop.js';
 import type { WorkloadAppender } from '../workload/raft-workload-generator.js';
-import { ThroughputThrottler } from '../workload/throughput-throttler.js';
-import type { ScheduledTask, WorkloadScheduler } from '../workload/workload-scheduler.js';
+import type { WorkloadScheduler } from '../workload/workload-scheduler.js';
 import { MetadataRecordGenerator } from './metadata-record-generator.js';
 
 export interface MetadataWorkloadGeneratorOptions {
@@ -30,9 +30,6 @@ export interface MetadataWorkloadGeneratorOptions {
 const MAX_RECORDS_PER_APPEND = 512;
 /** How often a new leader looks whether its loader has reached its epoch. */
 const CATCH_UP_POLL_MS = 5;
-const NOT_LEADER_RETRY_MS = 10;
-const ACCUMULATOR_FULL_RETRY_MS = 1;
-const MINIMUM_TICK_MS = 1;
 
 /** An append's records `lastOffset - count + 1 .. lastOffset`, handed to raft at `appendTimeMs`. */
 interface PendingAppend {
@@ -57,20 +54,28 @@ export interface AppliedLatency {
  * own loader's.
  */
 export class MetadataWorkloadGenerator {
-  private readonly throttler: ThroughputThrottler;
+  private readonly loop: PacedAppendLoop;
   private claimedEpoch: number | undefined;
   private workingImage: MetadataImage | undefined;
   private records: MetadataRecordGenerator | undefined;
-  private sentCount = 0;
   private lastAppendedOffset = -1;
   private pendingAppends: PendingAppend[] = [];
-  private task: ScheduledTask | undefined;
-  private waitingForApply = false;
   private stopped = false;
   appendedRecords = 0;
 
   constructor(private readonly options: MetadataWorkloadGeneratorOptions) {
-    this.throttler = new ThroughputThrottler(options.throughputRecordsPerSecond, options.scheduler.nowMs());
+    this.loop = new PacedAppendLoop({
+      throughputRecordsPerSecond: options.throughputRecordsPerSecond,
+      scheduler: options.scheduler,
+      maxRecordsPerAppend: MAX_RECORDS_PER_APPEND,
+      appendEpoch: () => this.appendEpoch(),
+      budget: () => {
+        const outstanding = Math.max(0, this.lastAppendedOffset - options.appliedImage().offset());
+        return options.maxOutstandingRecords - outstanding;
+      },
+      append: (epoch, count) => this.append(epoch, count),
+      logger: options.logger,
+    });
   }
 
   /** From raft's `Listener.handleLeaderChange`. */
@@ -80,11 +85,10 @@ export class MetadataWorkloadGenerator {
       this.claimedEpoch = epoch;
       this.workingImage = undefined;
       this.records = new MetadataRecordGenerator(new SeededRandom(this.options.seed + epoch), epoch);
-      this.sentCount = 0;
       this.lastAppendedOffset = -1;
       this.pendingAppends = [];
       this.options.logger.info({ epoch }, 'metadata workload: this node leads, waiting for its loader');
-      this.reschedule(0);
+      this.loop.schedule(0);
     } else if (this.claimedEpoch !== undefined) {
       this.options.logger.info({ epoch, leaderId }, 'metadata workload paused: this node no longer leads');
       this.release();
@@ -104,7 +108,7 @@ export class MetadataWorkloadGenerator {
       done += 1;
     }
     if (done > 0) this.pendingAppends.splice(0, done);
-    if (this.waitingForApply) this.reschedule(0);
+    this.loop.resumeIfWaiting();
     return latencies;
   }
 
@@ -123,41 +127,27 @@ export class MetadataWorkloadGenerator {
     this.workingImage = undefined;
     this.records = undefined;
     this.pendingAppends = [];
-    this.cancelTask();
+    this.loop.cancel();
   }
 
-  private tick(): void {
-    this.task = undefined;
-    this.waitingForApply = false;
+  /** The claimed epoch, once the loader caught up with it; undefined while nothing is to go. */
+  private appendEpoch(): number | undefined {
     const epoch = this.claimedEpoch;
-    if (epoch === undefined || this.stopped) return;
-    if (this.workingImage === undefined && !this.catchUp(epoch)) return;
-    const nowMs = this.options.scheduler.nowMs();
-    const due = this.throttler.dueCount(nowMs) - this.sentCount;
-    const outstanding = Math.max(0, this.lastAppendedOffset - this.options.appliedImage().offset());
-    const budget = this.options.maxOutstandingRecords - outstanding;
-    const count = Math.min(due, budget, MAX_RECORDS_PER_APPEND);
-    if (count > 0 && !this.append(epoch, count)) return;
-    if (due > count && count === budget) {
-      this.waitingForApply = true;
-    } else if (due > count) {
-      this.reschedule(0);
-    } else {
-      const delayMs = this.throttler.delayMs(this.sentCount, this.options.scheduler.nowMs());
-      this.reschedule(Math.max(MINIMUM_TICK_MS, delayMs));
-    }
+    if (epoch === undefined || this.stopped) return undefined;
+    if (this.workingImage === undefined && !this.catchUp(epoch)) return undefined;
+    return epoch;
   }
 
   /** True once the loader's image reached `epoch`; the working image and the throttle start there. */
   private catchUp(epoch: number): boolean {
     const applied = this.options.appliedImage();
     if (applied.provenance.lastContainedEpoch < epoch) {
-      this.reschedule(CATCH_UP_POLL_MS);
+      this.loop.schedule(CATCH_UP_POLL_MS);
       return false;
     }
     this.workingImage = applied;
     this.lastAppendedOffset = applied.offset();
-    this.throttler.reset(this.options.scheduler.nowMs());
+    this.loop.resetPacing();
     this.options.logger.info(
       { epoch, offset: applied.offset() },
       'metadata workload started: this node leads',
@@ -168,9 +158,10 @@ export class MetadataWorkloadGenerator {
   /**
    * Draws operations until `count` records (a topic's records are never split), replays them on
    * the working image (a record that does not fit throws: a generator bug stops the node), then
-   * appends them as one batch. The working image moves only when raft took the records.
+   * appends them as one batch and returns how many. The working image moves only when raft took
+   * the records; its refusals are thrown to the loop, which retries.
    */
-  private append(epoch: number, count: number): boolean {
+  private append(epoch: number, count: number): number {
     const generator = this.records as MetadataRecordGenerator;
     let image = this.workingImage as MetadataImage;
     const batch: ApiMessageAndVersion[] = [];
@@ -184,42 +175,11 @@ export class MetadataWorkloadGenerator {
     }
     const values = batch.map((record) => MetadataRecordSerde.INSTANCE.serialize(record));
     const appendTimeMs = this.options.scheduler.nowMs();
-    let lastOffset: number;
-    try {
-      lastOffset = this.options.client.scheduleAppend(epoch, values);
-    } catch (error) {
-      return this.handleAppendError(error);
-    }
+    const lastOffset = this.options.client.scheduleAppend(epoch, values);
     this.workingImage = image;
     this.lastAppendedOffset = lastOffset;
     this.pendingAppends.push({ lastOffset, count: values.length, appendTimeMs });
-    this.sentCount += values.length;
     this.appendedRecords += values.length;
-    return true;
-  }
-
-  private handleAppendError(error: unknown): false {
-    const code = KRaftError.isInstance(error) ? error.code : undefined;
-    if (code === 'NOT_LEADER') {
-      this.reschedule(NOT_LEADER_RETRY_MS);
-      return false;
-    }
-    if (code === 'BATCH_ACCUMULATOR_FULL') {
-      // Records drawn for a refused append are drawn again: the generator's counter moved, nothing else.
-      this.reschedule(ACCUMULATOR_FULL_RETRY_MS);
-      return false;
-    }
-    throw error;
-  }
-
-  private reschedule(delayMs: number): void {
-    this.cancelTask();
-    this.task = this.options.scheduler.schedule(delayMs, () => this.tick());
-  }
-
-  private cancelTask(): void {
-    this.task?.cancel();
-    this.task = undefined;
-    this.waitingForApply = false;
+    return values.length;
   }
 }

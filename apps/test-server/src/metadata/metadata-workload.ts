@@ -128,18 +128,21 @@ export class MetadataWorkload {
     this.loader.installPublishers([snapshotGenerator, this.statsPublisher()]);
   }
 
-  /** Registers the loader and the leader-change listener on the client; starts the status lines. */
+  /** Registers the loader, with the generator hearing its leader changes; starts the status lines. */
   start(): void {
-    this.options.client.register(this.loader);
-    // The generator follows leadership from raft itself: on an empty log the loader publishes
-    // nothing before the first record, which the first leader has to write.
-    // Raft tells a listener of its leadership only once it has read up to the epoch start, and
-    // counts as read only what the reader handed out: the batches are walked, then closed.
+    // One listener, so each committed batch is read and decoded once. The generator follows
+    // leadership from raft itself: on an empty log the loader publishes nothing before the first
+    // record, which the first leader has to write. Raft announces leadership only once the
+    // loader's readers reached the epoch start; the generator then waits for the loader's image.
+    const loader = this.loader;
     this.options.client.register({
-      handleCommit: (reader) => readAndClose(reader),
-      handleLoadSnapshot: (reader) => readAndClose(reader),
-      handleLeaderChange: (leader: LeaderAndEpoch) =>
-        this.generator.handleLeaderChange(leader.leaderId, leader.epoch),
+      handleCommit: (reader) => loader.handleCommit(reader),
+      handleLoadSnapshot: (reader) => loader.handleLoadSnapshot(reader),
+      handleLeaderChange: (leader: LeaderAndEpoch) => {
+        loader.handleLeaderChange(leader);
+        this.generator.handleLeaderChange(leader.leaderId, leader.epoch);
+      },
+      beginShutdown: () => loader.beginShutdown(),
     });
     this.timer = setInterval(() => this.writeStatus(), this.options.statusIntervalMs);
     this.timer.unref();
@@ -223,21 +226,9 @@ export class MetadataWorkload {
       image,
       this.options.scheduler.nowMs(),
     )) {
-      for (let index = 0; index < records; index += 1)
-        this.options.stats.recordCommit(latencyMs, bytesPerRecord);
+      this.options.stats.recordCommits(latencyMs, records, bytesPerRecord);
       timed += records;
     }
-    for (let index = timed; index < count; index += 1)
-      this.options.stats.recordCommitWithoutLatency(bytesPerRecord);
-  }
-}
-
-function readAndClose(reader: Iterable<unknown> & { close(): void }): void {
-  try {
-    for (const _batch of reader) {
-      // Nothing to do with it: the loader applies the records.
-    }
-  } finally {
-    reader.close();
+    if (timed < count) this.options.stats.recordCommitsWithoutLatency(count - timed, bytesPerRecord);
   }
 }

@@ -31,6 +31,23 @@ describe('CommitStats', () => {
     expect(snapshot.records).toBe(3);
   });
 
+  it('records a run of records of one latency as that many single records', () => {
+    const one = new CommitStats();
+    const counted = new CommitStats();
+    for (const [latencyMs, count] of [
+      [0.4, 3],
+      [12, 500],
+      [80, 2],
+    ] as const) {
+      for (let index = 0; index < count; index += 1) one.recordCommit(latencyMs, 64);
+      counted.recordCommits(latencyMs, count, 64);
+    }
+    for (let index = 0; index < 7; index += 1) one.recordCommitWithoutLatency(64);
+    counted.recordCommitsWithoutLatency(7, 64);
+    expect(counted.snapshotAndReset(1000)).toEqual(one.snapshotAndReset(1000));
+    expect(counted.totalBytes()).toBe(512 * 64);
+  });
+
   it('counts records without latency toward throughput only', () => {
     const stats = new CommitStats();
     stats.recordCommitWithoutLatency(100);

@@ -22,43 +22,59 @@ const HIGHEST_TRACKABLE_MICROSECONDS = 60_000_000;
 /** Three significant digits: 0.1 % error, enough for a %.1f ms figure. */
 const SIGNIFICANT_DIGITS = 3;
 
+/** An empty commit-latency histogram, in microseconds, as every latency figure of the server keeps. */
+export function buildLatencyHistogram(): Histogram {
+  return build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: HIGHEST_TRACKABLE_MICROSECONDS,
+    numberOfSignificantValueDigits: SIGNIFICANT_DIGITS,
+  });
+}
+
+/** A latency as the histograms record it: whole microseconds, at least 1, at most one minute. */
+export function latencyMicroseconds(latencyMs: number): number {
+  return Math.min(
+    HIGHEST_TRACKABLE_MICROSECONDS,
+    Math.max(1, Math.round(latencyMs * MICROSECONDS_PER_MILLISECOND)),
+  );
+}
+
 /**
  * Commit latency and throughput over one interval (Kafka's WriteStats: `commit.latency` p75,
  * p99, p999 and `bytes.committed` rate). Unlike Kafka's 30 s sampled windows, each interval
  * starts empty, so a line describes exactly the 5 s before it.
  */
 export class CommitStats {
-  private readonly histogram: Histogram;
+  private readonly histogram: Histogram = buildLatencyHistogram();
   private records = 0;
   private bytes = 0;
   private maxLatencyMicroseconds = 0;
   private totalRecordsCommitted = 0;
   private totalBytesCommitted = 0;
 
-  constructor() {
-    this.histogram = build({
-      lowestDiscernibleValue: 1,
-      highestTrackableValue: HIGHEST_TRACKABLE_MICROSECONDS,
-      numberOfSignificantValueDigits: SIGNIFICANT_DIGITS,
-    });
-  }
-
   /** One committed record: its commit latency and its payload size. */
   recordCommit(latencyMs: number, sizeInBytes: number): void {
-    const microseconds = Math.min(
-      HIGHEST_TRACKABLE_MICROSECONDS,
-      Math.max(1, Math.round(latencyMs * MICROSECONDS_PER_MILLISECOND)),
-    );
-    this.histogram.recordValue(microseconds);
-    if (microseconds > this.maxLatencyMicroseconds) this.maxLatencyMicroseconds = microseconds;
-    this.records += 1;
-    this.bytes += sizeInBytes;
+    this.recordCommits(latencyMs, 1, sizeInBytes);
   }
 
-  /** Committed records that count toward throughput but carry no usable latency. */
+  /** `count` committed records of one latency, each of `bytesPerRecord`: one histogram insert. */
+  recordCommits(latencyMs: number, count: number, bytesPerRecord: number): void {
+    const microseconds = latencyMicroseconds(latencyMs);
+    this.histogram.recordValueWithCount(microseconds, count);
+    if (microseconds > this.maxLatencyMicroseconds) this.maxLatencyMicroseconds = microseconds;
+    this.records += count;
+    this.bytes += count * bytesPerRecord;
+  }
+
+  /** A committed record that counts toward throughput but carries no usable latency. */
   recordCommitWithoutLatency(sizeInBytes: number): void {
-    this.records += 1;
-    this.bytes += sizeInBytes;
+    this.recordCommitsWithoutLatency(1, sizeInBytes);
+  }
+
+  /** `count` committed records without latency, each of `bytesPerRecord`. */
+  recordCommitsWithoutLatency(count: number, bytesPerRecord: number): void {
+    this.records += count;
+    this.bytes += count * bytesPerRecord;
   }
 
   totalRecords(): number {

@@ -1,10 +1,8 @@
-import { build, encodeIntoCompressedBase64, type Histogram } from 'hdr-histogram-js';
+import { encodeIntoCompressedBase64, type Histogram } from 'hdr-histogram-js';
+import { buildLatencyHistogram, latencyMicroseconds } from '../stats/commit-stats.js';
 
 /** The line prefix the perf tool reads: the run's whole commit-latency histogram follows, HdrHistogram's compressed base64. */
 export const COMMIT_LATENCY_HISTOGRAM_PREFIX = 'Commit latency histogram (us): ';
-/** One minute, in microseconds, as the per-interval stats: slower commits count as one minute. */
-const HIGHEST_TRACKABLE_MICROSECONDS = 60_000_000;
-const SIGNIFICANT_DIGITS = 3;
 
 /**
  * Every commit latency the leader measured since start, never reset (the stats lines reset each
@@ -13,18 +11,12 @@ const SIGNIFICANT_DIGITS = 3;
  * of percentiles. Microseconds, as `CommitStats`.
  */
 export class CumulativeLatency {
+  private readonly histogram: Histogram = buildLatencyHistogram();
   private timer: NodeJS.Timeout | undefined;
-
-  private readonly histogram: Histogram = build({
-    lowestDiscernibleValue: 1,
-    highestTrackableValue: HIGHEST_TRACKABLE_MICROSECONDS,
-    numberOfSignificantValueDigits: SIGNIFICANT_DIGITS,
-  });
+  private writeLine: (line: string) => void = () => {};
 
   recordMs(latencyMs: number): void {
-    this.histogram.recordValue(
-      Math.min(HIGHEST_TRACKABLE_MICROSECONDS, Math.max(1, Math.round(latencyMs * 1000))),
-    );
+    this.histogram.recordValue(latencyMicroseconds(latencyMs));
   }
 
   /** The histogram line; nothing before the first latency. */
@@ -35,20 +27,22 @@ export class CumulativeLatency {
 
   /** Prints the line every `intervalMs` until `stop()`, which prints it once more. */
   start(intervalMs: number, writeLine: (line: string) => void): void {
-    const write = () => {
-      const line = this.line();
-      if (line !== undefined) writeLine(line);
-    };
-    this.stop = () => {
-      clearInterval(this.timer);
-      this.timer = undefined;
-      this.stop = () => {};
-      write();
-    };
-    this.timer = setInterval(write, intervalMs);
+    this.writeLine = writeLine;
+    this.timer = setInterval(() => this.write(), intervalMs);
     // The reporter alone must not keep a stopping process alive.
     this.timer.unref();
   }
 
-  stop: () => void = () => {};
+  /** Prints the line a last time; nothing before `start` or after the first stop. */
+  stop(): void {
+    if (this.timer === undefined) return;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.write();
+  }
+
+  private write(): void {
+    const line = this.line();
+    if (line !== undefined) this.writeLine(line);
+  }
 }

@@ -1,7 +1,7 @@
 import { KRaftError, silentLogger } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
+import { ManualScheduler } from '../../test/support/manual-scheduler.js';
 import { CommitStats } from '../stats/commit-stats.js';
-import { ManualScheduler } from './manual-scheduler.js';
 import { RaftWorkloadGenerator, type WorkloadAppender } from './raft-workload-generator.js';
 import { ThroughputThrottler } from './throughput-throttler.js';
 import { type HistoryEvent, WorkloadHistory } from './workload-history.js';

@@ -1,9 +1,9 @@
 import type { Logger } from '@kraft/protocol';
 import { invariant, KRaftError } from '@kraft/protocol';
+import { PacedAppendLoop } from './paced-append-loop.js';
 import { createPerformanceRecord } from './performance-record.js';
-import { ThroughputThrottler } from './throughput-throttler.js';
 import { type WorkloadHistory, writeRecordTag } from './workload-history.js';
-import type { ScheduledTask, WorkloadScheduler } from './workload-scheduler.js';
+import type { WorkloadScheduler } from './workload-scheduler.js';
 
 /** The part of `RaftClient` the generator uses (the real client satisfies it structurally). */
 export interface WorkloadAppender {
@@ -36,12 +36,6 @@ export interface RaftWorkloadGeneratorOptions {
   readonly latencyFromIntendedSend?: boolean;
 }
 
-/** Kafka's generator sleeps 10 ms after a NotLeaderException before trying again. */
-const NOT_LEADER_RETRY_MS = 10;
-/** The accumulator drains on the next poll; retrying after 1 ms lets the driver run first. */
-const ACCUMULATOR_FULL_RETRY_MS = 1;
-/** Node's timers fire at best every millisecond; sending each millisecond's records together costs nothing. */
-const MINIMUM_TICK_MS = 1;
 /** One call's records form one batch; 256 KiB keeps batches in the range that fsyncs best. */
 const MAX_APPEND_BYTES = 256 * 1024;
 /** Consumed pending appends are dropped from the queue's front once this many have piled up. */
@@ -70,10 +64,8 @@ interface PendingOperation {
  * measures commit latency, for its own appends, on one clock.
  */
 export class RaftWorkloadGenerator {
-  private readonly throttler: ThroughputThrottler;
-  private readonly maxRecordsPerAppend: number;
+  private readonly loop: PacedAppendLoop;
   private claimedEpoch: number | undefined;
-  private sentCount = 0;
   private lastAppendedOffset = -1;
   private committedThroughOffset = -1;
   /** Appends of the claimed epoch not yet committed, oldest first from `pendingHead`; bounded by `maxOutstandingBytes`. */
@@ -83,13 +75,19 @@ export class RaftWorkloadGenerator {
   private nextSequence = 0;
   /** With a history: invoked operations awaiting their commit, oldest first; bounded as `pendingAppends`. */
   private pendingOperations: PendingOperation[] = [];
-  private task: ScheduledTask | undefined;
-  private waitingForCommits = false;
   private stopped = false;
 
   constructor(private readonly options: RaftWorkloadGeneratorOptions) {
-    this.throttler = new ThroughputThrottler(options.throughputRecordsPerSecond, options.scheduler.nowMs());
-    this.maxRecordsPerAppend = Math.max(1, Math.floor(MAX_APPEND_BYTES / options.recordSizeBytes));
+    this.loop = new PacedAppendLoop({
+      throughputRecordsPerSecond: options.throughputRecordsPerSecond,
+      scheduler: options.scheduler,
+      maxRecordsPerAppend: Math.max(1, Math.floor(MAX_APPEND_BYTES / options.recordSizeBytes)),
+      appendEpoch: () => (this.stopped ? undefined : this.claimedEpoch),
+      budget: () =>
+        Math.floor((options.maxOutstandingBytes - this.outstandingBytes()) / options.recordSizeBytes),
+      append: (epoch, count) => this.append(epoch, count),
+      logger: options.logger,
+    });
   }
 
   /** The epoch this node leads and writes in, if any. */
@@ -108,19 +106,18 @@ export class RaftWorkloadGenerator {
       this.abandonPendingOperations();
       this.claimedEpoch = epoch;
       this.nextSequence = 0;
-      this.sentCount = 0;
       this.lastAppendedOffset = -1;
       this.committedThroughOffset = -1;
       this.clearPendingAppends();
-      this.throttler.reset(this.options.scheduler.nowMs());
+      this.loop.resetPacing();
       this.options.logger.info({ epoch }, 'workload started: this node leads');
-      this.reschedule(0);
+      this.loop.schedule(0);
     } else if (this.claimedEpoch !== undefined) {
       this.options.logger.info({ epoch, leaderId }, 'workload paused: this node no longer leads');
       this.abandonPendingOperations();
       this.claimedEpoch = undefined;
       this.clearPendingAppends();
-      this.cancelTask();
+      this.loop.cancel();
     }
   }
 
@@ -152,7 +149,7 @@ export class RaftWorkloadGenerator {
     if (lastOffset > this.committedThroughOffset) this.committedThroughOffset = lastOffset;
     this.completeCommittedOperations(epoch);
     this.compactPendingAppends();
-    if (this.waitingForCommits) this.reschedule(0);
+    this.loop.resumeIfWaiting();
   }
 
   stop(): void {
@@ -160,47 +157,25 @@ export class RaftWorkloadGenerator {
     this.abandonPendingOperations();
     this.claimedEpoch = undefined;
     this.clearPendingAppends();
-    this.cancelTask();
+    this.loop.cancel();
   }
 
-  private sendDueRecords(): void {
-    this.task = undefined;
-    this.waitingForCommits = false;
-    const epoch = this.claimedEpoch;
-    if (epoch === undefined || this.stopped) return;
-    const nowMs = this.options.scheduler.nowMs();
-    const due = this.throttler.dueCount(nowMs) - this.sentCount;
-    const budget = Math.floor(
-      (this.options.maxOutstandingBytes - this.outstandingBytes()) / this.options.recordSizeBytes,
-    );
-    const count = Math.min(due, budget, this.maxRecordsPerAppend);
-    if (count > 0 && !this.append(epoch, count)) return;
-    if (due > count && count === budget) {
-      this.waitingForCommits = true;
-    } else if (due > count) {
-      this.reschedule(0);
-    } else {
-      const delayMs = this.throttler.delayMs(this.sentCount, this.options.scheduler.nowMs());
-      this.reschedule(Math.max(MINIMUM_TICK_MS, delayMs));
-    }
-  }
-
-  /** Appends `count` records; false when the append failed and a retry is already scheduled. */
-  private append(epoch: number, count: number): boolean {
+  /** Appends `count` records and returns `count`; raft's refusal is recorded, then thrown to the loop. */
+  private append(epoch: number, count: number): number {
     const records = this.createRecords(epoch, count);
     const firstSequence = this.nextSequence;
     this.nextSequence += this.options.history === undefined ? 0 : count;
     this.options.history?.record('invoke', epoch, firstSequence, count);
     const appendTimeMs =
       this.options.latencyFromIntendedSend === true
-        ? this.throttler.dueTimeMs(this.sentCount)
+        ? this.loop.intendedSendTimeMs()
         : this.options.scheduler.nowMs();
     let lastOffset: number;
     try {
       lastOffset = this.options.client.scheduleAppend(epoch, records);
     } catch (error) {
       this.recordRefusedOperation(error, epoch, firstSequence, count);
-      return this.handleAppendError(error);
+      throw error;
     }
     if (this.options.history !== undefined) {
       this.pendingOperations.push({ firstSequence, firstOffset: lastOffset - count + 1, lastOffset });
@@ -208,9 +183,8 @@ export class RaftWorkloadGenerator {
     if (this.lastAppendedOffset < 0) this.committedThroughOffset = lastOffset - count;
     this.lastAppendedOffset = lastOffset;
     this.pendingAppends.push({ firstOffset: lastOffset - count + 1, lastOffset, appendTimeMs });
-    this.sentCount += count;
     this.options.onAppended();
-    return true;
+    return count;
   }
 
   /**
@@ -268,19 +242,6 @@ export class RaftWorkloadGenerator {
     this.pendingOperations = [];
   }
 
-  private handleAppendError(error: unknown): false {
-    if (KRaftError.isInstance(error) && error.code === 'NOT_LEADER') {
-      this.options.logger.debug({ epoch: this.claimedEpoch }, 'append refused: not the leader');
-      this.reschedule(NOT_LEADER_RETRY_MS);
-      return false;
-    }
-    if (KRaftError.isInstance(error) && error.code === 'BATCH_ACCUMULATOR_FULL') {
-      this.reschedule(ACCUMULATOR_FULL_RETRY_MS);
-      return false;
-    }
-    throw error;
-  }
-
   private clearPendingAppends(): void {
     this.pendingAppends = [];
     this.pendingHead = 0;
@@ -298,16 +259,5 @@ export class RaftWorkloadGenerator {
       this.pendingAppends = this.pendingAppends.slice(this.pendingHead);
       this.pendingHead = 0;
     }
-  }
-
-  private reschedule(delayMs: number): void {
-    this.cancelTask();
-    this.task = this.options.scheduler.schedule(delayMs, () => this.sendDueRecords());
-  }
-
-  private cancelTask(): void {
-    this.task?.cancel();
-    this.task = undefined;
-    this.waitingForCommits = false;
   }
 }

@@ -42,6 +42,24 @@ describe('runPeerWorkload', () => {
     expect(figures.failedWrites).toBe(0);
   });
 
+  it('waits for the writes still out at the end at most drainTimeoutMs, and counts them as failed', async () => {
+    const writer = new HeldWriter();
+    const figures = await runPeerWorkload(writer, {
+      throughputRecordsPerSecond: 100_000,
+      recordSizeBytes: 10,
+      warmupMs: 0,
+      durationMs: 30,
+      maxOutstandingBytes: 1_000_000,
+      maxInFlightWrites: 5,
+      drainTimeoutMs: 20,
+    });
+    // A hung peer: nothing was ever acknowledged, and the run still ends.
+    expect(writer.pending).toHaveLength(5);
+    expect(figures.failedWrites).toBe(5);
+    expect(figures.firstError).toBe('5 writes not acknowledged within 20 ms of the end');
+    expect(figures.committedRecords).toBe(0);
+  });
+
   it('never has more than maxInFlightWrites requests unacknowledged, even when bytes allow more', async () => {
     const writer = new HeldWriter();
     const run = runPeerWorkload(writer, {

@@ -1,7 +1,8 @@
 // Kafka's raft workload shape driven at a peer system through its client: records of one size at
 // an offered rate, throttled as the test server's generator (record n due at start + n / rate),
 // with no more than a bound of bytes written and not yet acknowledged.
-import { build, encodeIntoCompressedBase64 } from 'hdr-histogram-js';
+import { encodeIntoCompressedBase64 } from 'hdr-histogram-js';
+import { buildLatencyHistogram, latencyMicroseconds, latencyPercentilesMs } from '../latency-histogram.js';
 
 /** One write of `value`, resolved once the peer acknowledged it as durable (committed). */
 export interface PeerWriter {
@@ -20,6 +21,8 @@ export interface PeerWorkloadOptions {
    * leader takes a batch, and thousands queued in a client measure its queue, not the peer.
    */
   readonly maxInFlightWrites: number;
+  /** How long the writes outstanding at the end are awaited; those still out count as failed. */
+  readonly drainTimeoutMs?: number;
 }
 
 export interface PeerWorkloadFigures {
@@ -34,16 +37,17 @@ export interface PeerWorkloadFigures {
   readonly latencyMs: Readonly<Record<string, number>>;
 }
 
-const PERCENTILES = [50, 75, 90, 99, 99.9, 99.99] as const;
-const HIGHEST_TRACKABLE_MICROSECONDS = 60_000_000;
 /** The driver's tick: Node's timers fire at best every millisecond. */
 const TICK_MS = 1;
+/** A peer that has not acknowledged in this long after the end is stopped or hung. */
+const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 
 /**
  * Runs the workload for warm-up + duration. Acknowledgements that arrive inside the measured
  * window are counted and their latencies recorded, as the kafka scenario counts what its leader
  * commits in the window: a peer slower than the window still shows its rate. Writes still
- * outstanding at the end are awaited (bounded) so nothing is left running.
+ * outstanding at the end are awaited for at most `drainTimeoutMs`; what is still out then (a
+ * stopped or hung peer) counts as failed writes.
  */
 export async function runPeerWorkload(
   writer: PeerWriter,
@@ -66,11 +70,7 @@ export async function runPeerWorkload(
     Math.min(options.maxInFlightWrites, Math.floor(options.maxOutstandingBytes / recordSizeBytes)),
   );
   const value = Buffer.alloc(recordSizeBytes);
-  const histogram = build({
-    lowestDiscernibleValue: 1,
-    highestTrackableValue: HIGHEST_TRACKABLE_MICROSECONDS,
-    numberOfSignificantValueDigits: 3,
-  });
+  const histogram = buildLatencyHistogram();
   const startMs = performance.now();
   const windowStartMs = startMs + options.warmupMs;
   const windowEndMs = windowStartMs + options.durationMs;
@@ -88,8 +88,7 @@ export async function runPeerWorkload(
         const acknowledgedAtMs = performance.now();
         if (acknowledgedAtMs < windowStartMs || acknowledgedAtMs >= windowEndMs) return;
         committedRecords += 1;
-        const latencyMicroseconds = Math.round((acknowledgedAtMs - sentAtMs) * 1000);
-        histogram.recordValue(Math.min(HIGHEST_TRACKABLE_MICROSECONDS, Math.max(1, latencyMicroseconds)));
+        histogram.recordValue(latencyMicroseconds(acknowledgedAtMs - sentAtMs));
       },
       (error: unknown) => {
         failedWrites += 1;
@@ -108,14 +107,14 @@ export async function runPeerWorkload(
     while (sent < due && outstanding < maxOutstandingRecords) send();
     await new Promise((resolve) => setTimeout(resolve, TICK_MS));
   }
-  await Promise.all(inFlight);
-  const windowMs = options.durationMs;
-  const latencyMs: Record<string, number> = {};
-  if (histogram.totalCount > 0) {
-    for (const percentile of PERCENTILES)
-      latencyMs[`p${percentile}`] = histogram.getValueAtPercentile(percentile) / 1000;
-    latencyMs['max'] = histogram.maxValue / 1000;
+  const drainTimeoutMs = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
+  const unacknowledged = await drain(inFlight, drainTimeoutMs);
+  if (unacknowledged > 0) {
+    failedWrites += unacknowledged;
+    firstError ??= `${unacknowledged} writes not acknowledged within ${drainTimeoutMs} ms of the end`;
   }
+  const windowMs = options.durationMs;
+  const latencyMs = histogram.totalCount > 0 ? latencyPercentilesMs(histogram) : {};
   const figures = {
     committedRecords,
     windowMs,
@@ -128,4 +127,18 @@ export async function runPeerWorkload(
   };
   histogram.destroy();
   return figures;
+}
+
+/** Waits for the writes in flight, for at most `timeoutMs`; returns how many are still out. */
+async function drain(inFlight: ReadonlySet<Promise<void>>, timeoutMs: number): Promise<number> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs);
+  });
+  try {
+    await Promise.race([Promise.all(inFlight), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+  return inFlight.size;
 }

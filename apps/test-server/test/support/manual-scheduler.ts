@@ -1,4 +1,4 @@
-import type { WorkloadScheduler } from './workload-scheduler.js';
+import type { WorkloadScheduler } from '../../src/workload/workload-scheduler.js';
 
 /** A manual clock and timer queue: `advance` runs every task due by the new time, in order. */
 export class ManualScheduler implements WorkloadScheduler {
