@@ -80,6 +80,13 @@ import { RequestManager } from './request-manager.js';
 import { RaftApiKey } from './rpc/raft-api-key.js';
 import { METADATA_TOPIC, type ReplicatedTopic } from './rpc/raft-messages.js';
 import { DEFAULT_RPC_VERSIONS, type RpcVersions } from './rpc/rpc-versions.js';
+import {
+  type OutboundApiKey,
+  type RequestDataByApiKey,
+  type TypedInboundResponse,
+  typedRequest,
+  typedResponse,
+} from './rpc/typed-messages.js';
 import { DEFAULT_CONTROLLER_LISTENER_NAME } from './voter-set.js';
 
 // The public names this module has always exported; they now live beside the code that uses them.
@@ -594,7 +601,12 @@ export class KafkaRaftClient implements RaftClient {
 
   // --- requests -----------------------------------------------------------------------------
 
-  private handleInboundRequest(request: InboundRequest, nowMs: number): void {
+  private handleInboundRequest(inbound: InboundRequest, nowMs: number): void {
+    const request = typedRequest(inbound);
+    if (request === undefined) {
+      this.answerUnhandledRequest(inbound);
+      return;
+    }
     switch (request.apiKey) {
       case RaftApiKey.VOTE:
         this.outbox.sendResponse(request, this.voteHandler.handleVoteRequest(request, nowMs));
@@ -635,8 +647,6 @@ export class KafkaRaftClient implements RaftClient {
       case RaftApiKey.UPDATE_RAFT_VOTER:
         this.outbox.sendResponse(request, this.voterChangeHandler.handleUpdateVoterRequest(request));
         return;
-      default:
-        this.answerUnhandledRequest(request);
     }
   }
 
@@ -698,11 +708,11 @@ export class KafkaRaftClient implements RaftClient {
 
   // --- outbound requests and responses ------------------------------------------------------
 
-  private sendRequest(
+  private sendRequest<K extends OutboundApiKey>(
     destinationId: number,
-    apiKey: number,
+    apiKey: K,
     apiVersion: number,
-    data: unknown,
+    data: RequestDataByApiKey[K],
     epoch: number,
     preVote: boolean,
     nowMs: number,
@@ -713,38 +723,40 @@ export class KafkaRaftClient implements RaftClient {
     this.outstanding.set(destinationId, { correlationId, apiKey, epoch, preVote });
   }
 
-  private handleInboundResponse(response: InboundResponse, nowMs: number): void {
-    const sourceId = response.sourceId;
-    if (!this.requestManager.isResponseExpected(sourceId, response.correlationId)) {
+  private handleInboundResponse(inbound: InboundResponse, nowMs: number): void {
+    const sourceId = inbound.sourceId;
+    if (!this.requestManager.isResponseExpected(sourceId, inbound.correlationId)) {
       this.logger.debug(
-        { remoteNodeId: sourceId, correlationId: response.correlationId },
+        { remoteNodeId: sourceId, correlationId: inbound.correlationId },
         'ignoring an unexpected response',
       );
       return;
     }
     const context = this.outstanding.get(sourceId);
     this.outstanding.delete(sourceId);
-    let success: boolean;
+    const response = typedResponse(inbound);
+    const success = response !== undefined && this.dispatchResponse(response, context, nowMs);
+    this.requestManager.onResponseResult(sourceId, inbound.correlationId, success, nowMs);
+  }
+
+  /** Hands a response to its handler; whether it succeeded (for the request manager's backoff). */
+  private dispatchResponse(
+    response: TypedInboundResponse,
+    context: OutstandingRequest | undefined,
+    nowMs: number,
+  ): boolean {
     switch (response.apiKey) {
       case RaftApiKey.VOTE:
-        success = this.voteHandler.handleVoteResponse(response, context, nowMs);
-        break;
+        return this.voteHandler.handleVoteResponse(response, context, nowMs);
       case RaftApiKey.BEGIN_QUORUM_EPOCH:
-        success = this.quorumEpochHandler.handleQuorumEpochResponse(response, nowMs, false);
-        break;
+        return this.quorumEpochHandler.handleQuorumEpochResponse(response, nowMs, false);
       case RaftApiKey.END_QUORUM_EPOCH:
-        success = this.quorumEpochHandler.handleQuorumEpochResponse(response, nowMs, true);
-        break;
+        return this.quorumEpochHandler.handleQuorumEpochResponse(response, nowMs, true);
       case RaftApiKey.FETCH:
-        success = this.followerFetch.handleFetchResponse(response, nowMs);
-        break;
+        return this.followerFetch.handleFetchResponse(response, nowMs);
       case RaftApiKey.FETCH_SNAPSHOT:
-        success = this.followerFetch.handleFetchSnapshotResponse(response, nowMs);
-        break;
-      default:
-        success = false;
+        return this.followerFetch.handleFetchSnapshotResponse(response, nowMs);
     }
-    this.requestManager.onResponseResult(sourceId, response.correlationId, success, nowMs);
   }
 
   // --- housekeeping -------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import type { MessageSink } from '../raft-outbox.js';
 import type { RequestManager } from '../request-manager.js';
 import type { ReplicatedTopic } from '../rpc/raft-messages.js';
 import type { RpcVersions } from '../rpc/rpc-versions.js';
+import type { OutboundApiKey, RequestDataByApiKey } from '../rpc/typed-messages.js';
 
 /** A request in flight to one node: its answer is judged against the epoch and pre-vote flag it was sent with. */
 export interface OutstandingRequest {
@@ -60,11 +61,11 @@ export interface RaftClientContext {
   /** True when appended data is not yet durable. */
   needsFlush(): boolean;
   /** Sends a request and remembers it as the one in flight to `destinationId`. */
-  sendRequest(
+  sendRequest<K extends OutboundApiKey>(
     destinationId: number,
-    apiKey: number,
+    apiKey: K,
     apiVersion: number,
-    data: unknown,
+    data: RequestDataByApiKey[K],
     epoch: number,
     preVote: boolean,
     nowMs: number,

@@ -1,7 +1,7 @@
-import { type DescribeQuorumRequestData, type DescribeQuorumResponseData, Errors } from '@kraft/protocol';
+import { type DescribeQuorumResponseData, Errors } from '@kraft/protocol';
 import type { RaftClientContext } from '../client/raft-client-context.js';
-import type { InboundRequest } from '../ports/network-channel.js';
 import type { ReplicaKey } from '../replica-key.js';
+import type { RaftApiKey } from '../rpc/raft-api-key.js';
 import {
   buildDescribeQuorumErrorResponse,
   buildDescribeQuorumResponse,
@@ -10,6 +10,7 @@ import {
   METADATA_PARTITION_INDEX,
   singlePartition,
 } from '../rpc/raft-messages.js';
+import type { RaftRequestOf } from '../rpc/typed-messages.js';
 
 interface DescribedReplica {
   readonly replicaKey: ReplicaKey;
@@ -22,8 +23,11 @@ interface DescribedReplica {
 export class DescribeQuorumHandler {
   constructor(private readonly context: RaftClientContext) {}
 
-  handleDescribeQuorumRequest(request: InboundRequest, nowMs: number): DescribeQuorumResponseData {
-    const data = request.data as DescribeQuorumRequestData;
+  handleDescribeQuorumRequest(
+    request: RaftRequestOf<typeof RaftApiKey.DESCRIBE_QUORUM>,
+    nowMs: number,
+  ): DescribeQuorumResponseData {
+    const { data } = request;
     const partition = singlePartition(data.topics);
     if (
       partition === undefined ||

@@ -1,19 +1,20 @@
-import { Errors, type FetchRequestData, type FetchResponseData } from '@kraft/protocol';
+import { Errors, type FetchResponseData } from '@kraft/protocol';
 import { recordsToBuffer } from '@kraft/records';
 import type { LeaderWritePath } from '../client/leader-write-path.js';
 import type { RaftClientContext } from '../client/raft-client-context.js';
 import { Endpoints } from '../endpoints.js';
-import type { InboundRequest } from '../ports/network-channel.js';
 import { ReplicaKey } from '../replica-key.js';
+import type { RaftApiKey } from '../rpc/raft-api-key.js';
 import {
   buildFetchResponse,
   type FetchPartitionResult,
   METADATA_PARTITION_INDEX,
   singlePartition,
 } from '../rpc/raft-messages.js';
+import type { RaftRequestOf } from '../rpc/typed-messages.js';
 
 export interface ParkedFetch {
-  readonly request: InboundRequest;
+  readonly request: RaftRequestOf<typeof RaftApiKey.FETCH>;
   readonly replicaKey: ReplicaKey | undefined;
   readonly fetchOffset: number;
   readonly lastFetchedEpoch: number;
@@ -76,8 +77,8 @@ export class FetchHandler {
     });
   }
 
-  handleFetchRequest(request: InboundRequest, nowMs: number): void {
-    const data = request.data as FetchRequestData;
+  handleFetchRequest(request: RaftRequestOf<typeof RaftApiKey.FETCH>, nowMs: number): void {
+    const { data } = request;
     if (!this.context.hasValidClusterId(data.clusterId)) {
       this.context.outbox.sendResponse(
         request,

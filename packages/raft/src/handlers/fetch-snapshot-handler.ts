@@ -1,20 +1,24 @@
-import { Errors, type FetchSnapshotRequestData, type FetchSnapshotResponseData } from '@kraft/protocol';
+import { Errors, type FetchSnapshotResponseData } from '@kraft/protocol';
 import { recordsToBuffer } from '@kraft/records';
 import type { RaftClientContext } from '../client/raft-client-context.js';
-import type { InboundRequest } from '../ports/network-channel.js';
 import { ReplicaKey } from '../replica-key.js';
+import type { RaftApiKey } from '../rpc/raft-api-key.js';
 import {
   buildFetchSnapshotResponse,
   METADATA_PARTITION_INDEX,
   singlePartition,
 } from '../rpc/raft-messages.js';
+import type { RaftRequestOf } from '../rpc/typed-messages.js';
 
 /** The leader's side of FetchSnapshot: a chunk of a snapshot from a byte position. */
 export class FetchSnapshotHandler {
   constructor(private readonly context: RaftClientContext) {}
 
-  handleFetchSnapshotRequest(request: InboundRequest, nowMs: number): FetchSnapshotResponseData {
-    const data = request.data as FetchSnapshotRequestData;
+  handleFetchSnapshotRequest(
+    request: RaftRequestOf<typeof RaftApiKey.FETCH_SNAPSHOT>,
+    nowMs: number,
+  ): FetchSnapshotResponseData {
+    const { data } = request;
     const respond = (errorCode: number, partitionErrorCode?: number): FetchSnapshotResponseData =>
       buildFetchSnapshotResponse({
         topic: this.context.topic,

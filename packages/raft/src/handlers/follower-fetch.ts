@@ -1,9 +1,8 @@
-import { Errors, type FetchResponseData, type FetchSnapshotResponseData, KRaftError } from '@kraft/protocol';
+import { Errors, KRaftError } from '@kraft/protocol';
 import { MemoryRecords } from '@kraft/records';
 import type { RaftClientContext } from '../client/raft-client-context.js';
 import type { StateTransitions } from '../client/state-transitions.js';
 import { RaftLogStateError } from '../errors/raft-log-state-error.js';
-import type { InboundResponse } from '../ports/network-channel.js';
 import type { LogAppendInfo, OffsetAndEpoch } from '../ports/raft-log.js';
 import { RaftApiKey } from '../rpc/raft-api-key.js';
 import {
@@ -13,6 +12,7 @@ import {
   singlePartition,
   topLevelErrorCode,
 } from '../rpc/raft-messages.js';
+import { isErrorFree, type RaftResponseOf } from '../rpc/typed-messages.js';
 import { FollowerState, UNREACHABLE_LEADER_FETCHES_FOR_EARLY_ELECTION } from '../states/follower-state.js';
 
 /**
@@ -95,10 +95,10 @@ export class FollowerFetch {
     state.shortenFetchTimeout(nowMs, delayMs);
   }
 
-  handleFetchResponse(response: InboundResponse, nowMs: number): boolean {
-    const data = response.data as FetchResponseData;
+  handleFetchResponse(response: RaftResponseOf<typeof RaftApiKey.FETCH>, nowMs: number): boolean {
+    const { data } = response;
     const topLevelError = topLevelErrorCode(data);
-    if (topLevelError !== Errors.NONE.code) {
+    if (!isErrorFree(data)) {
       if (topLevelError === Errors.BROKER_NOT_AVAILABLE.code)
         this.onLeaderUnreachable(response.sourceId, nowMs);
       return false;
@@ -219,9 +219,12 @@ export class FollowerFetch {
     if (state.updateHighWatermark(highWatermark)) this.context.log.updateHighWatermark(highWatermark);
   }
 
-  handleFetchSnapshotResponse(response: InboundResponse, nowMs: number): boolean {
-    const data = response.data as FetchSnapshotResponseData;
-    if (topLevelErrorCode(data) !== Errors.NONE.code) return false;
+  handleFetchSnapshotResponse(
+    response: RaftResponseOf<typeof RaftApiKey.FETCH_SNAPSHOT>,
+    nowMs: number,
+  ): boolean {
+    const { data } = response;
+    if (!isErrorFree(data)) return false;
     const partition = singlePartition(data.topics);
     if (partition === undefined || !this.context.isReplicatedTopic(data.topics)) return false;
     const leaderId = partition.currentLeader.leaderId >= 0 ? partition.currentLeader.leaderId : undefined;

@@ -1,13 +1,7 @@
-import {
-  type BeginQuorumEpochRequestData,
-  type BeginQuorumEpochResponseData,
-  type EndQuorumEpochRequestData,
-  type EndQuorumEpochResponseData,
-  Errors,
-} from '@kraft/protocol';
+import { type BeginQuorumEpochResponseData, type EndQuorumEpochResponseData, Errors } from '@kraft/protocol';
 import type { RaftClientContext } from '../client/raft-client-context.js';
 import type { StateTransitions } from '../client/state-transitions.js';
-import type { InboundRequest, InboundResponse } from '../ports/network-channel.js';
+import type { InboundRequest } from '../ports/network-channel.js';
 import { ReplicaKey } from '../replica-key.js';
 import { RaftApiKey } from '../rpc/raft-api-key.js';
 import {
@@ -17,8 +11,8 @@ import {
   endpointsFromListeners,
   endpointsFromNodeEndpoints,
   singlePartition,
-  topLevelErrorCode,
 } from '../rpc/raft-messages.js';
+import { isErrorFree, type RaftRequestOf, type RaftResponseOf } from '../rpc/typed-messages.js';
 import { FollowerState } from '../states/follower-state.js';
 import type { LeaderState } from '../states/leader-state.js';
 import type { ResignedState } from '../states/resigned-state.js';
@@ -79,8 +73,11 @@ export class QuorumEpochHandler {
     return { partition };
   }
 
-  handleBeginQuorumEpochRequest(request: InboundRequest, nowMs: number): BeginQuorumEpochResponseData {
-    const data = request.data as BeginQuorumEpochRequestData;
+  handleBeginQuorumEpochRequest(
+    request: RaftRequestOf<typeof RaftApiKey.BEGIN_QUORUM_EPOCH>,
+    nowMs: number,
+  ): BeginQuorumEpochResponseData {
+    const { data } = request;
     const validated = this.validateQuorumEpochRequest(request, data);
     if ('refusal' in validated) return validated.refusal;
     const { partition } = validated;
@@ -99,8 +96,11 @@ export class QuorumEpochHandler {
     return this.quorumEpochResponse(request.apiVersion, Errors.NONE.code, Errors.NONE.code);
   }
 
-  handleEndQuorumEpochRequest(request: InboundRequest, nowMs: number): EndQuorumEpochResponseData {
-    const data = request.data as EndQuorumEpochRequestData;
+  handleEndQuorumEpochRequest(
+    request: RaftRequestOf<typeof RaftApiKey.END_QUORUM_EPOCH>,
+    nowMs: number,
+  ): EndQuorumEpochResponseData {
+    const { data } = request;
     const validated = this.validateQuorumEpochRequest(request, data);
     if ('refusal' in validated) return validated.refusal;
     const { partition } = validated;
@@ -147,9 +147,13 @@ export class QuorumEpochHandler {
     );
   }
 
-  handleQuorumEpochResponse(response: InboundResponse, nowMs: number, isEnd: boolean): boolean {
-    const data = response.data as BeginQuorumEpochResponseData | EndQuorumEpochResponseData;
-    if (topLevelErrorCode(data) !== Errors.NONE.code) return false;
+  handleQuorumEpochResponse(
+    response: RaftResponseOf<typeof RaftApiKey.BEGIN_QUORUM_EPOCH | typeof RaftApiKey.END_QUORUM_EPOCH>,
+    nowMs: number,
+    isEnd: boolean,
+  ): boolean {
+    const { data } = response;
+    if (!isErrorFree(data)) return false;
     const partition = singlePartition(data.topics);
     if (partition === undefined || !this.context.isReplicatedTopic(data.topics)) return false;
     const leaderId = partition.leaderId >= 0 ? partition.leaderId : undefined;

@@ -1,7 +1,6 @@
-import { Errors, type VoteRequestData, type VoteResponseData } from '@kraft/protocol';
+import { Errors, type VoteResponseData } from '@kraft/protocol';
 import type { OutstandingRequest, RaftClientContext } from '../client/raft-client-context.js';
 import type { StateTransitions } from '../client/state-transitions.js';
-import type { InboundRequest, InboundResponse } from '../ports/network-channel.js';
 import { compareOffsetAndEpoch, type OffsetAndEpoch } from '../ports/raft-log.js';
 import { ReplicaKey } from '../replica-key.js';
 import { RaftApiKey } from '../rpc/raft-api-key.js';
@@ -13,6 +12,7 @@ import {
   singlePartition,
   topLevelErrorCode,
 } from '../rpc/raft-messages.js';
+import { isErrorFree, type RaftRequestOf, type RaftResponseOf } from '../rpc/typed-messages.js';
 
 /**
  * Vote (KIP-595, with KIP-996 pre-votes) in both directions: granting or refusing a candidate's
@@ -42,8 +42,8 @@ export class VoteHandler {
     });
   }
 
-  handleVoteRequest(request: InboundRequest, nowMs: number): VoteResponseData {
-    const data = request.data as VoteRequestData;
+  handleVoteRequest(request: RaftRequestOf<typeof RaftApiKey.VOTE>, nowMs: number): VoteResponseData {
+    const { data } = request;
     if (!this.context.hasValidClusterId(data.clusterId))
       return this.voteResponse(request.apiVersion, Errors.INCONSISTENT_CLUSTER_ID.code, 0, false);
     const partition = singlePartition(data.topics);
@@ -103,11 +103,11 @@ export class VoteHandler {
   }
 
   handleVoteResponse(
-    response: InboundResponse,
+    response: RaftResponseOf<typeof RaftApiKey.VOTE>,
     context: OutstandingRequest | undefined,
     nowMs: number,
   ): boolean {
-    const data = response.data as VoteResponseData;
+    const { data } = response;
     const topLevelError = topLevelErrorCode(data);
     const isOurPreVote =
       context?.preVote === true &&
@@ -120,7 +120,7 @@ export class VoteHandler {
       this.transitions.onStateChanged(previous, nowMs);
       return true;
     }
-    if (topLevelError !== Errors.NONE.code) return false;
+    if (!isErrorFree(data)) return false;
     const partition = singlePartition(data.topics);
     if (partition === undefined || !this.context.isReplicatedTopic(data.topics)) return false;
     if (partition.leaderEpoch < this.context.quorum.epoch()) {

@@ -1,17 +1,15 @@
 import {
-  type AddRaftVoterRequestData,
   type AddRaftVoterResponseData,
   type ApiError,
   Errors,
   errorForCode,
-  type RemoveRaftVoterRequestData,
   type RemoveRaftVoterResponseData,
-  type UpdateRaftVoterRequestData,
   type UpdateRaftVoterResponseData,
   Uuid,
 } from '@kraft/protocol';
 import type { RaftClientContext } from '../client/raft-client-context.js';
-import type { InboundRequest } from '../ports/network-channel.js';
+import type { RaftApiKey } from '../rpc/raft-api-key.js';
+import type { RaftRequestOf } from '../rpc/typed-messages.js';
 import { formatJavaEndpoints, normalisedListenerName } from './java-endpoints-format.js';
 
 /**
@@ -25,8 +23,8 @@ import { formatJavaEndpoints, normalisedListenerName } from './java-endpoints-fo
 export class VoterChangeHandler {
   constructor(private readonly context: RaftClientContext) {}
 
-  handleAddVoterRequest(request: InboundRequest): AddRaftVoterResponseData {
-    const data = request.data as AddRaftVoterRequestData;
+  handleAddVoterRequest(request: RaftRequestOf<typeof RaftApiKey.ADD_RAFT_VOTER>): AddRaftVoterResponseData {
+    const { data } = request;
     const invalid = this.validateAddOrRemove(data, 'Add');
     if (invalid !== undefined) return invalid;
     const endpoints = data.listeners.map((listener) => ({
@@ -44,13 +42,17 @@ export class VoterChangeHandler {
     return this.refuseVoterChange('adding');
   }
 
-  handleRemoveVoterRequest(request: InboundRequest): RemoveRaftVoterResponseData {
-    const data = request.data as RemoveRaftVoterRequestData;
+  handleRemoveVoterRequest(
+    request: RaftRequestOf<typeof RaftApiKey.REMOVE_RAFT_VOTER>,
+  ): RemoveRaftVoterResponseData {
+    const { data } = request;
     return this.validateAddOrRemove(data, 'Remove') ?? this.refuseVoterChange('removing');
   }
 
-  handleUpdateVoterRequest(request: InboundRequest): UpdateRaftVoterResponseData {
-    const data = request.data as UpdateRaftVoterRequestData;
+  handleUpdateVoterRequest(
+    request: RaftRequestOf<typeof RaftApiKey.UPDATE_RAFT_VOTER>,
+  ): UpdateRaftVoterResponseData {
+    const { data } = request;
     const listenerName = request.listenerName ?? this.context.listenerName;
     const answer = (error: ApiError) => this.updateVoterResponse(error, listenerName);
     if (!this.context.hasValidClusterId(data.clusterId)) return answer(Errors.INCONSISTENT_CLUSTER_ID);
