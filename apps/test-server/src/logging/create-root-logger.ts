@@ -3,14 +3,20 @@ import pretty from 'pino-pretty';
 
 export interface RootLogger {
   readonly logger: pino.Logger;
-  /** Writes out what is buffered; call before `process.exit`. */
-  flush(): void;
+  /**
+   * Resolves once every line logged so far is written, a write in flight included; call before
+   * `process.exit`. Bounded by {@link FLUSH_TIMEOUT_MS}: a reader that stopped reading never holds
+   * the exit.
+   */
+  flush(): Promise<void>;
   /** Set when `LOG_LEVEL` held something pino does not know (the logger then uses info). */
   readonly invalidLevel: string | undefined;
 }
 
 const DEFAULT_LEVEL = 'info';
 const STDERR_FD = 2;
+/** The longest `flush()` waits for the log's writes to finish. */
+export const FLUSH_TIMEOUT_MS = 2_000;
 const { chindingsSym } = pino.symbols;
 
 /**
@@ -41,6 +47,8 @@ export function rootLoggerOptions(level: string): pino.LoggerOptions {
 export function createRootLogger(environment: {
   readonly logLevel: string | undefined;
   readonly stderrIsTerminal: boolean;
+  /** Where the JSON lines go: stderr unless a test gives another file descriptor. */
+  readonly fd?: number;
 }): RootLogger {
   const requested = environment.logLevel?.trim().toLowerCase();
   const known = requested !== undefined && (requested === 'silent' || requested in pino.levels.values);
@@ -54,10 +62,25 @@ export function createRootLogger(environment: {
       colorize: true,
       translateTime: 'SYS:HH:MM:ss.l',
     });
-    return { logger: pino(rootLoggerOptions(level), stream), flush: () => {}, invalidLevel };
+    return { logger: pino(rootLoggerOptions(level), stream), flush: async () => {}, invalidLevel };
   }
-  // Asynchronous writes keep logging off the raft loop's critical path; flushed before exit.
-  const destination = pino.destination({ fd: STDERR_FD, sync: false });
+  // Asynchronous writes keep logging off the raft loop's critical path. minLength 1 still writes
+  // every line at once, and makes `flush(callback)` wait for the write in flight: with 0 it calls
+  // back at once, and the flushSync used before exit then wrote the buffered lines ahead of that
+  // write (an operator read "raft driver stopped" after "raft server stopped cleanly") or lost it.
+  const destination = pino.destination({ fd: environment.fd ?? STDERR_FD, sync: false, minLength: 1 });
   const logger = pino(rootLoggerOptions(level), destination);
-  return { logger, flush: () => destination.flushSync(), invalidLevel };
+  return { logger, flush: () => writtenOut(destination), invalidLevel };
+}
+
+function writtenOut(
+  destination: pino.DestinationStream & { flush(callback: () => void): void },
+): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, FLUSH_TIMEOUT_MS);
+    destination.flush(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
