@@ -1,10 +1,11 @@
-import { Errors, type FetchResponseData } from '@kraft/protocol';
+import { Errors, type FetchRequestData, type FetchResponseData } from '@kraft/protocol';
 import { MemoryRecords, RecordsIterator } from '@kraft/records';
 import { describe, expect, it, vi } from 'vitest';
 import type { MockLog } from '../test/kit/mock-log.js';
 import { RaftClientTestContext, recordsOf } from '../test/kit/raft-client-test-context.js';
 import { RaftLogStateError } from './errors/raft-log-state-error.js';
 import { RaftApiKey } from './kafka-raft-client.js';
+import type { OutboundRequest } from './ports/network-channel.js';
 import { singlePartition } from './rpc/raft-messages.js';
 
 const FETCH = RaftApiKey.FETCH;
@@ -201,6 +202,28 @@ describe('Fetch handling by the leader', () => {
     expect(offsetsOf(partition.records)).toEqual([]);
   });
 
+  it('answers at once a caught-up follower that knows no high watermark, instead of holding its fetch', async () => {
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2]).build();
+    const epoch = await context.becomeLeader();
+    await context.advanceHighWatermarkAsLeader();
+    const end = context.log.endOffset();
+    context.deliverRequest(
+      FETCH,
+      context.fetchRequest({
+        epoch,
+        replicaId: 2,
+        fetchOffset: end,
+        lastFetchedEpoch: epoch,
+        maxWaitMs: 500,
+        highWatermark: undefined,
+      }),
+      2,
+    );
+    await context.poll();
+    const partition = context.assertSentFetchPartitionResponse({ epoch, leaderId: 0 });
+    expect(Number(partition.highWatermark)).toBe(context.client.highWatermark());
+  });
+
   it('parks a fetch with no new data until the leader appends', async () => {
     const context = await RaftClientTestContext.builder(0, [0, 1, 2]).build();
     const epoch = await context.becomeLeader();
@@ -348,7 +371,35 @@ describe('Fetch handling by the leader', () => {
   });
 });
 
+/** The one partition of a Fetch request the client sent. */
+function fetchPartitionOf(request: OutboundRequest) {
+  const partition = singlePartition((request.data as FetchRequestData).topics);
+  if (partition === undefined) throw new Error('fetch request without its partition');
+  return partition;
+}
+
 describe('Fetch handling by the follower', () => {
+  it('says -1 for the high watermark it does not know yet, then the one it learnt (Fetch v18)', async () => {
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2]).withElectedLeader(2, 1).build();
+    await context.poll();
+    const first = context.assertSentFetchRequest({ epoch: 2, fetchOffset: 0, lastFetchedEpoch: 0 });
+    expect(Number(fetchPartitionOf(first).highWatermark)).toBe(-1);
+    context.deliverResponse(
+      first,
+      context.fetchResponse({
+        epoch: 2,
+        leaderId: 1,
+        records: recordsOf(0, 2, ['a', 'b']),
+        highWatermark: 1,
+      }),
+    );
+    await context.poll();
+    expect(context.client.highWatermark()).toBe(1);
+    await context.poll();
+    const second = context.assertSentFetchRequest({ epoch: 2, fetchOffset: 2, lastFetchedEpoch: 2 });
+    expect(Number(fetchPartitionOf(second).highWatermark)).toBe(1);
+  });
+
   it('appends fetched records and takes the leader HWM capped at its log end', async () => {
     const context = await RaftClientTestContext.builder(0, [0, 1, 2]).withElectedLeader(2, 1).build();
     await context.poll();

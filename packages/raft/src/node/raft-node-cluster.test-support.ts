@@ -54,10 +54,15 @@ export function recordingLogger(messages: string[]): Logger {
   return logger;
 }
 
-/** Fast elections for tests on loopback: Kafka's defaults would make each test wait seconds. */
+/**
+ * Fast elections for tests on loopback: Kafka's defaults would make each test wait seconds. The
+ * fetch timeout stays well above the 500 ms a leader may hold a fetch with nothing new: at 600 ms
+ * a loaded machine (three nodes share this process's event loop) turned every held fetch into an
+ * election, a new leader every half second, and a slower follower never learnt a high watermark.
+ */
 export const FAST_QUORUM_CONFIG: RaftNodeConfig = {
   electionTimeoutMs: 300,
-  fetchTimeoutMs: 600,
+  fetchTimeoutMs: 1_500,
   electionBackoffMaxMs: 300,
   requestTimeoutMs: 500,
   appendLingerMs: 2,

@@ -313,8 +313,10 @@ export function buildFetchRequest(options: {
             logStartOffset: -1n,
             partitionMaxBytes: 0,
             replicaDirectoryId: options.replicaKey?.directoryIdOrZero() ?? Uuid.ZERO,
-            highWatermark:
-              options.highWatermark === undefined ? 0x7fffffffffffffffn : BigInt(options.highWatermark),
+            // Kafka's follower: -1 while it knows no high watermark, so a v18 leader answers at
+            // once instead of holding the fetch (the schema's default, Long.MAX_VALUE, means
+            // "the follower does not take part", and left a restarted follower without one).
+            highWatermark: BigInt(options.highWatermark ?? -1),
           },
         ],
       },

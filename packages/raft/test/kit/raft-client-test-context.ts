@@ -408,6 +408,11 @@ export class RaftClientTestContext {
     maxWaitMs?: number;
     replicaDirectoryId?: Uuid;
     clusterId?: string | null;
+    /**
+     * The high watermark the follower knows (Fetch v18; undefined: none): by default the client's
+     * own, as a caught-up follower's.
+     */
+    highWatermark?: number | undefined;
   }) {
     return buildFetchRequest({
       topic: this.topic,
@@ -418,7 +423,7 @@ export class RaftClientTestContext {
       lastFetchedEpoch: options.lastFetchedEpoch,
       maxWaitMs: options.maxWaitMs ?? 0,
       maxBytes: 8 * 1024 * 1024,
-      highWatermark: undefined,
+      highWatermark: 'highWatermark' in options ? options.highWatermark : this.client.highWatermark(),
       apiVersion: this.rpcVersions.fetch,
     });
   }
