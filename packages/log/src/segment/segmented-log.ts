@@ -1017,7 +1017,10 @@ export class SegmentedLog {
     this.epochCache.truncateFromStart(restored);
   }
 
-  /** Raises the log start (up to the high watermark); the epoch cache forgets what lies below. */
+  /**
+   * Raises the log start (up to the high watermark); the epoch cache forgets what lies below.
+   * False, and nothing changes, at or below the current start or above a pending truncation.
+   */
   maybeIncrementLogStartOffset(offset: number): boolean {
     this.ensureOpen();
     if (offset > this.highWatermarkValue) {
@@ -1026,6 +1029,11 @@ export class SegmentedLog {
       );
     }
     if (offset <= this.logStartOffsetValue) return false;
+    // The caller makes the new start durable at once. Above a truncation not yet in the files, a
+    // power loss could bring the removed batches back around it, the start inside one of them:
+    // wait for the flush that settles the truncation.
+    const pending = this.pendingTruncation;
+    if (pending !== undefined && pending.offset < offset) return false;
     this.logStartOffsetValue = offset;
     this.epochCache.truncateFromStart(offset);
     return true;
