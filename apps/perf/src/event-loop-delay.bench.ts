@@ -7,8 +7,13 @@
 //      high watermark and flushed, the log is truncated to the high watermark (what a follower does
 //      on a diverging Fetch response), and the next batch is appended and flushed; the histogram
 //      covers the whole round, and the synchronous time spent inside `truncateTo` is reported too.
+//   3. new epochs: what the core does on the event loop when an epoch starts, on two on-disk logs.
+//      The leader's log records the new epoch (`initializeLeaderEpoch`) and appends its first
+//      batch; the follower's log appends that batch as fetched (a new epoch in a follower append);
+//      both flush. The histogram covers the whole round; the synchronous time inside those three
+//      calls is reported too.
 // Env: KRAFT_BENCH_ELECTIONS (default 20), KRAFT_BENCH_TRUNCATIONS (default 200),
-// KRAFT_BENCH_DIR (default os.tmpdir()).
+// KRAFT_BENCH_NEW_EPOCHS (default 200), KRAFT_BENCH_DIR (default os.tmpdir()).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,10 +34,11 @@ const DIVERGENT_BATCHES = 8;
 
 const elections = countSetting('KRAFT_BENCH_ELECTIONS', 20);
 const truncations = countSetting('KRAFT_BENCH_TRUNCATIONS', 200);
+const newEpochs = countSetting('KRAFT_BENCH_NEW_EPOCHS', 200);
 const baseDirectory = mkdtempSync(join(process.env['KRAFT_BENCH_DIR'] ?? tmpdir(), 'kraft-loop-delay-'));
 
 function row(label: string, value: string): void {
-  process.stdout.write(`  ${label.padEnd(52)} ${value}\n`);
+  process.stdout.write(`  ${label.padEnd(64)} ${value}\n`);
 }
 
 function milliseconds(nanoseconds: number): string {
@@ -115,23 +121,66 @@ async function measureTruncations(): Promise<void> {
   } finally {
     log.close();
   }
-  insideTruncateMs.sort((left, right) => left - right);
-  const at = (fraction: number): string =>
-    (
-      insideTruncateMs[
-        Math.min(insideTruncateMs.length - 1, Math.floor(fraction * insideTruncateMs.length))
-      ] ?? 0
-    )
-      .toFixed(2)
-      .padStart(8);
   process.stdout.write(`log truncation (on-disk log, ${truncations} truncate + append + flush rounds)\n`);
   report('truncation', histogram);
-  row('truncation: time inside truncateTo p50 / p99 (ms)', `${at(0.5)} ${at(0.99)}`);
+  row('truncation: time inside truncateTo p50 / p99 (ms)', p50AndP99(insideTruncateMs));
+}
+
+/** `p50 p99` of `samplesMs` (sorted in place), two decimals each. */
+function p50AndP99(samplesMs: number[]): string {
+  samplesMs.sort((left, right) => left - right);
+  const at = (fraction: number): string =>
+    (samplesMs[Math.min(samplesMs.length - 1, Math.floor(fraction * samplesMs.length))] ?? 0)
+      .toFixed(2)
+      .padStart(8);
+  return `${at(0.5)} ${at(0.99)}`;
+}
+
+async function measureNewEpochs(): Promise<void> {
+  const open = (name: string): RaftLog =>
+    RaftLog.open({
+      dir: join(baseDirectory, name),
+      fileSystem: new NodeFileSystem(),
+      config: new LogConfig({}),
+    });
+  const leaderLog = open('new-epoch-leader');
+  const followerLog = open('new-epoch-follower');
+  const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  const insideLeaderMs: number[] = [];
+  const insideFollowerMs: number[] = [];
+  try {
+    for (let round = 0; round < newEpochs; round += 1) {
+      const epoch = round + 1;
+      await yieldToLoop();
+      histogram.enable();
+      const leaderStartMs = performance.now();
+      leaderLog.initializeLeaderEpoch(epoch);
+      const { firstOffset } = leaderLog.appendAsLeader(batch(100), epoch);
+      insideLeaderMs.push(performance.now() - leaderStartMs);
+      const fetched = leaderLog.read(firstOffset, 'uncommitted').records;
+      const followerStartMs = performance.now();
+      followerLog.appendAsFollower(fetched, epoch);
+      insideFollowerMs.push(performance.now() - followerStartMs);
+      await Promise.all([leaderLog.flush(), followerLog.flush()]);
+      await yieldToLoop();
+      histogram.disable();
+    }
+  } finally {
+    leaderLog.close();
+    followerLog.close();
+  }
+  process.stdout.write(
+    `new epochs (two on-disk logs, ${newEpochs} rounds: a new leader epoch and its first batch on each, then a flush)\n`,
+  );
+  report('new epochs', histogram);
+  row('new epochs: leader initializeLeaderEpoch + append p50 / p99 (ms)', p50AndP99(insideLeaderMs));
+  row('new epochs: follower append of a new epoch p50 / p99 (ms)', p50AndP99(insideFollowerMs));
 }
 
 try {
   await measureElections();
   await measureTruncations();
+  await measureNewEpochs();
 } finally {
   rmSync(baseDirectory, { recursive: true, force: true });
 }

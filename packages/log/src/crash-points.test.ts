@@ -235,6 +235,104 @@ describe('a power loss at every step', () => {
   });
 });
 
+/** How a power loss after a failed step of new-epoch-append-then-flush treats unsynced state. */
+type NewEpochCrash =
+  | 'drop-unsynced'
+  | 'tear-unsynced'
+  | 'keep-page-cache'
+  | 'log-files-before-epoch-checkpoint';
+
+describe('a power loss at every step of new-epoch appends and their flushes', () => {
+  it.each<NewEpochCrash>([
+    'drop-unsynced',
+    'tear-unsynced',
+    // A process crash: everything written reached the page cache and stays.
+    'keep-page-cache',
+    // The worst write-back order for ADR 0033: the epoch checkpoint's syncs slower than the
+    // others, then every log file, directory entry and the recovery point durable and the epoch
+    // checkpoint's unsynced bytes lost.
+    'log-files-before-epoch-checkpoint',
+  ])(
+    'opens without lost flushed data, keeps every offset below the last reported flush, and names the epoch of the last batch (%s)',
+    async (crash) => {
+      const worstOrder = crash === 'log-files-before-epoch-checkpoint';
+      for (let failAt = 1; ; failAt += 1) {
+        const outcome = await newEpochAppendsAndFlushes(failAt, worstOrder);
+        const { fileSystem } = outcome;
+        if (crash === 'keep-page-cache') syncEveryFile(fileSystem, () => true);
+        if (crash === 'log-files-before-epoch-checkpoint') {
+          syncEveryFile(fileSystem, (name) => name.endsWith('.log'));
+          syncFile(fileSystem, `${DIR}/${RECOVERY_POINT_FILE}`);
+        }
+        fileSystem.crash(crash === 'tear-unsynced' ? { mode: crash, random: () => 0.5 } : {});
+        if (checkNewEpochAppends(outcome)) {
+          expect(failAt).toBeGreaterThan(6);
+          return;
+        }
+      }
+    },
+  );
+});
+
+/** The batches `newEpochAppendsAndFlushes` writes: epoch 2 (a new leader) at 60-69, epoch 3 (fetched) at 70-79. */
+function newEpochOf(baseOffset: number): number {
+  if (baseOffset < 60) return 1;
+  return baseOffset < 70 ? 2 : 3;
+}
+
+/**
+ * On `prepared()` (epoch 1 flushed up to 60): a new leader's epoch 2 with five two-record batches,
+ * a flush, then five fetched batches starting epoch 3 and a flush, the `failAt`-th file-system
+ * mutation failing (with `slowEpochCheckpoint`, the checkpoint's syncs run three turns late).
+ * `acknowledged` is the flushed offset last reported.
+ */
+async function newEpochAppendsAndFlushes(
+  failAt: number,
+  slowEpochCheckpoint: boolean,
+): Promise<TruncateThenAppendOutcome> {
+  const fileSystem = await prepared();
+  const failing = new SyncHookFileSystem(fileSystem, failAt, slowEpochCheckpoint ? 'next-turn' : 'immediate');
+  if (slowEpochCheckpoint) failing.slowSyncsOf(`${LEADER_EPOCH_CHECKPOINT_FILE}.tmp`, 3);
+  let acknowledged: number | undefined;
+  try {
+    const log = open(failing);
+    acknowledged = log.lastFlushedOffset();
+    log.initializeLeaderEpoch(2);
+    for (let index = 0; index < 5; index += 1) log.appendAsLeader(dataBatch({ count: 2, prefix: 'new' }), 2);
+    // What the log reports changes at once; only its durability waits for the flush.
+    expect([log.lastFetchedEpoch(), log.endOffsetForEpoch(1)]).toEqual([2, { offset: 60, epoch: 1 }]);
+    acknowledged = await log.flush();
+    appendFollowerBatches(log, 70, 80, 3);
+    expect(log.lastFetchedEpoch()).toBe(3);
+    acknowledged = await log.flush();
+  } catch (error) {
+    if (!KRaftError.isInstance(error)) throw error;
+    return { fileSystem, acknowledged, completed: false };
+  }
+  return { fileSystem, acknowledged, completed: true };
+}
+
+/** Reopens after the crash (a lost-flushed-data refusal fails the test) and checks it. */
+function checkNewEpochAppends({ fileSystem, acknowledged, completed }: TruncateThenAppendOutcome): boolean {
+  const reopened = open(fileSystem);
+  const batches = readAll(reopened, 'uncommitted');
+  expect(reopened.endOffset()).toBeGreaterThanOrEqual(acknowledged ?? 60);
+  // A prefix of what was appended, each batch with the epoch and values it was appended with.
+  expect(batches.map((batch) => batch.baseOffset)).toEqual(
+    Array.from({ length: reopened.endOffset() / 2 }, (_, index) => index * 2),
+  );
+  for (const batch of batches) {
+    expect(batch.epoch).toBe(newEpochOf(batch.baseOffset));
+    expect(batch.values[0]).toBe(batch.baseOffset < 60 ? 'v-0' : batch.baseOffset < 70 ? 'new-0' : 'held-0');
+  }
+  expect(reopened.lastFetchedEpoch()).toBe(batches.at(-1)?.epoch);
+  expect(epochCheckpointOnDisk(fileSystem)).toEqual(epochStartsOf(batches));
+  reopened.close();
+  if (!completed) return false;
+  expect([acknowledged, reopened.endOffset(), reopened.lastFetchedEpoch()]).toEqual([80, 80, 3]);
+  return true;
+}
+
 interface OvertakenFlush {
   /** The flush's step whose sync the lower truncation lands in. */
   readonly step: string;
@@ -320,12 +418,14 @@ function appendFollowerBatches(log: RaftLog, from: number, to: number, epoch: nu
 /** Makes the chosen files' current bytes and every directory entry durable, as a write-back could. */
 function syncEveryFile(fileSystem: MemoryFileSystem, chosen: (name: string) => boolean): void {
   const directory = `${DIR}/__cluster_metadata-0`;
-  for (const name of fileSystem.list(directory).filter(chosen)) {
-    const handle = fileSystem.open(`${directory}/${name}`, {});
-    handle.sync();
-    handle.close();
-  }
+  for (const name of fileSystem.list(directory).filter(chosen)) syncFile(fileSystem, `${directory}/${name}`);
   fileSystem.syncDirectory(directory);
+}
+
+function syncFile(fileSystem: MemoryFileSystem, path: string): void {
+  const handle = fileSystem.open(path, {});
+  handle.sync();
+  handle.close();
 }
 
 /** `prepared()` plus 20 flushed two-record batches in epoch 2 (offsets 60-99) above the HWM. */

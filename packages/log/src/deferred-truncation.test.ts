@@ -1,6 +1,6 @@
 import type { Logger } from '@kraft/protocol';
 import { MemoryFileSystem, MemoryRecords } from '@kraft/records';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   captureFiles,
   dataBatch,
@@ -164,23 +164,46 @@ describe('a truncation deferred to the next flush (ADR 0029)', () => {
     expect(readAll(reopened, 'uncommitted').filter((batch) => batch.epoch === 2)).toHaveLength(2);
   });
 
-  it('installs a snapshot while the flush writes the held epochs, and the flush still succeeds', async () => {
-    const { fileSystem, hooks, log } = await flushedLog();
-    log.updateHighWatermark(12);
-    log.truncateTo(12);
-    appendEpoch3(log, 12, 16);
-    fetchedSnapshot(log, 40, 3);
-    // The snapshot install writes the (now empty) epoch checkpoint synchronously, through the same
-    // `.tmp` the flush's write is still syncing: that write must give way, not fail the flush.
-    hooks.onNextSyncAsync(`${LEADER_EPOCH_CHECKPOINT_FILE}.tmp`, () => {
-      expect(log.truncateToLatestSnapshot()).toBe(true);
-    });
-    expect(await log.flush()).toBe(40);
-    expect(epochCheckpointOnDisk(fileSystem)).toEqual([]);
-    fileSystem.crash();
-    const reopened = open(fileSystem);
-    expect([reopened.startOffset(), reopened.endOffset()]).toEqual([40, 40]);
-  });
+  it.each<{ epochs: string; change: (log: RaftLog) => void; snapshotId: { offset: number; epoch: number } }>([
+    {
+      epochs: 'the held epochs',
+      change: (log) => {
+        log.truncateTo(12);
+        appendEpoch3(log, 12, 16);
+      },
+      snapshotId: { offset: 40, epoch: 3 },
+    },
+    {
+      epochs: 'a new epoch (ADR 0033)',
+      change: (log) => {
+        log.initializeLeaderEpoch(3);
+        log.appendAsLeader(dataBatch({ count: 2 }), 3);
+      },
+      snapshotId: { offset: 60, epoch: 4 },
+    },
+  ])(
+    'installs a snapshot while the flush writes $epochs, and the flush still succeeds',
+    async ({ change, snapshotId }) => {
+      const { fileSystem, hooks, log } = await flushedLog();
+      log.updateHighWatermark(12);
+      change(log);
+      fetchedSnapshot(log, snapshotId.offset, snapshotId.epoch);
+      // The snapshot install writes the (now empty) epoch checkpoint synchronously, through the same
+      // `.tmp` the flush's write is still syncing: that write must give way, not fail the flush.
+      hooks.onNextSyncAsync(`${LEADER_EPOCH_CHECKPOINT_FILE}.tmp`, () => {
+        expect(log.truncateToLatestSnapshot()).toBe(true);
+      });
+      expect(await log.flush()).toBe(snapshotId.offset);
+      expect(epochCheckpointOnDisk(fileSystem)).toEqual([]);
+      fileSystem.crash();
+      const reopened = open(fileSystem);
+      expect([reopened.startOffset(), reopened.endOffset(), reopened.lastFetchedEpoch()]).toEqual([
+        snapshotId.offset,
+        snapshotId.offset,
+        snapshotId.epoch,
+      ]);
+    },
+  );
 
   it('writes the epochs again once a snapshot installed over a pending truncation', async () => {
     const { fileSystem, log } = await flushedLog();
@@ -194,6 +217,39 @@ describe('a truncation deferred to the next flush (ADR 0029)', () => {
     expect(epochCheckpointOnDisk(fileSystem)).toEqual([{ epoch: 4, startOffset: 40 }]);
     const reopened = open(fileSystem);
     expect([reopened.startOffset(), reopened.endOffset(), reopened.lastFetchedEpoch()]).toEqual([40, 42, 4]);
+  });
+});
+
+describe('a new epoch outside a truncation reaches the checkpoint in the next flush (ADR 0033)', () => {
+  it('shows the epoch at once and touches no file until the flush writes it, then the batches', async () => {
+    const { fileSystem, log } = await flushedLog();
+    const syncs = fileSystem.syncCount;
+    const renames = vi.spyOn(fileSystem, 'rename');
+    const directorySyncs = vi.spyOn(fileSystem, 'syncDirectory');
+    log.initializeLeaderEpoch(3);
+    log.appendAsLeader(dataBatch({ count: 2 }), 3);
+    log.appendAsFollower(dataBatch({ baseOffset: 42, epoch: 4, count: 2 }), 4);
+    expect([fileSystem.syncCount, renames.mock.calls.length, directorySyncs.mock.calls.length]).toEqual([
+      syncs,
+      0,
+      0,
+    ]);
+    expect([log.endOffset(), log.lastFlushedOffset(), log.lastFetchedEpoch()]).toEqual([44, 40, 4]);
+    expect([log.endOffsetForEpoch(2), log.endOffsetForEpoch(3)]).toEqual([
+      { offset: 40, epoch: 2 },
+      { offset: 42, epoch: 3 },
+    ]);
+    const onDisk = [
+      { epoch: 1, startOffset: 0 },
+      { epoch: 2, startOffset: 20 },
+    ];
+    expect(epochCheckpointOnDisk(fileSystem)).toEqual(onDisk);
+    expect(await log.flush()).toBe(44);
+    expect(epochCheckpointOnDisk(fileSystem)).toEqual([
+      ...onDisk,
+      { epoch: 3, startOffset: 40 },
+      { epoch: 4, startOffset: 42 },
+    ]);
   });
 });
 

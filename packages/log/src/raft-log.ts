@@ -376,18 +376,18 @@ export class RaftLog {
 
   /**
    * Records that `epoch` starts at the log end, as a new leader does before appending in it
-   * (Kafka's `initializeLeaderEpoch`); entries for this epoch or later ones are replaced. Written
-   * to the leader epoch checkpoint at once.
-   *
-   * @throws FileSystemError when the checkpoint write fails.
+   * (Kafka's `initializeLeaderEpoch`); entries for this epoch or later ones are replaced. In memory
+   * at once (`lastFetchedEpoch`, `endOffsetForEpoch`); the next `flush` writes the leader epoch
+   * checkpoint off the event loop before it syncs or reports anything appended in `epoch` (ADR 0033).
    */
   initializeLeaderEpoch(epoch: number): void {
     this.log.epochCache.assign(epoch, this.endOffset());
   }
 
   /**
-   * Makes every record appended so far durable (fdatasync of the segments with unflushed data,
-   * off the event loop) and resolves with the new flushed offset. Flushes run one at a time, in
+   * Makes every record appended so far durable, with the leader epochs they start (the epoch
+   * checkpoint written, then fdatasync of the segments with unflushed data, all off the event
+   * loop), and resolves with the new flushed offset. Flushes run one at a time, in
    * call order. The recovery point checkpoint catches up in the background.
    *
    * Rejects with `FileSystemError` when a sync fails (or an earlier background checkpoint write

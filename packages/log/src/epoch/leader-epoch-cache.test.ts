@@ -89,7 +89,7 @@ describe('LeaderEpochCache', () => {
     expect(cache.epochForOffset(12)).toBe(3);
   });
 
-  it('truncates from the end and from the start, and persists every change', () => {
+  it('truncates from the end and from the start, each change in memory until it is written', async () => {
     const fileSystem = new MemoryFileSystem();
     fileSystem.mkdir('/p');
     const file = new LeaderEpochCheckpointFile(fileSystem, '/p/leader-epoch-checkpoint');
@@ -99,11 +99,16 @@ describe('LeaderEpochCache', () => {
       { epoch: 4, startOffset: 20 },
     ]);
     cache.truncateFromStart(15);
+    expect(file.read()).toBeUndefined();
+    expect(cache.hasUnwrittenChanges()).toBe(true);
+    await cache.writeUnwritten();
+    expect(cache.hasUnwrittenChanges()).toBe(false);
     expect(file.read()).toEqual([
       { epoch: 2, startOffset: 15 },
       { epoch: 4, startOffset: 20 },
     ]);
     cache.truncateFromEnd(20);
+    cache.persistUnwritten();
     expect(file.read()).toEqual([{ epoch: 2, startOffset: 15 }]);
     cache.restoreEarlierEntries([
       { epoch: 1, startOffset: 3 },
@@ -114,6 +119,32 @@ describe('LeaderEpochCache', () => {
       { epoch: 2, startOffset: 8 },
     ]);
     cache.clear();
+    cache.persistUnwritten();
     expect(file.read()).toEqual([]);
+  });
+
+  it('lets a synchronous write supersede an asynchronous one in flight, and keeps later changes unwritten', async () => {
+    const fileSystem = new MemoryFileSystem();
+    fileSystem.mkdir('/p');
+    const file = new LeaderEpochCheckpointFile(fileSystem, '/p/leader-epoch-checkpoint');
+    const cache = new LeaderEpochCache(file);
+    cache.assign(1, 0);
+    const inFlight = cache.writeUnwritten();
+    cache.assign(2, 10);
+    expect(cache.hasUnwrittenChanges()).toBe(true);
+    await inFlight;
+    // The write took the entries of its call: epoch 2 came later and is still unwritten.
+    expect(file.read()).toEqual([{ epoch: 1, startOffset: 0 }]);
+    expect(cache.hasUnwrittenChanges()).toBe(true);
+    const superseded = cache.writeUnwritten();
+    cache.assign(3, 20);
+    cache.persist();
+    await superseded;
+    expect(file.read()).toEqual([
+      { epoch: 1, startOffset: 0 },
+      { epoch: 2, startOffset: 10 },
+      { epoch: 3, startOffset: 20 },
+    ]);
+    expect(cache.hasUnwrittenChanges()).toBe(false);
   });
 });

@@ -3,14 +3,17 @@ import type { EpochEntry, LeaderEpochCheckpointFile } from './leader-epoch-check
 
 /**
  * Kafka's `LeaderEpochFileCache`: the start offset of each leader epoch present in the log, in
- * increasing epoch and offset order. Every change is written to the checkpoint file before the
- * caller writes the log bytes it describes, so a durable batch's epoch is always in the durable
- * checkpoint (recovery relies on this to detect bit flips in the uncovered epoch field).
+ * increasing epoch and offset order. Changes take effect in memory at once and reach the checkpoint
+ * file only when the log writes them (ADR 0033): `writeUnwritten` in a flush, off the event loop,
+ * before the flush syncs the batches they describe and reports them durable; `persistUnwritten` on
+ * the rare synchronous paths (open, close, a snapshot install). So a batch whose epoch is not yet
+ * in the durable checkpoint is never below the log's recovery point, and recovery cuts it there as
+ * a torn tail (it also relies on the durable checkpoint to detect bit flips in the uncovered
+ * epoch field).
  */
 export class LeaderEpochCache {
   private entries: EpochEntry[];
-  /** While held, changes stay in memory (the log bytes they describe are not written either). */
-  private writesHeld = false;
+  /** Entries changed since the last write that landed (or the file was never written). */
   private unwritten = false;
   /**
    * Bumped by every synchronous write: an asynchronous write that started before one must not
@@ -51,12 +54,12 @@ export class LeaderEpochCache {
    * otherwise entries that would break monotonicity (epoch or start offset not below the new one)
    * are dropped first, as Kafka's `assign` does. Returns whether anything changed.
    */
-  assign(epoch: number, startOffset: number, persist = true): boolean {
+  assign(epoch: number, startOffset: number): boolean {
     const latest = this.latestEntry();
     if (latest !== undefined && latest.epoch === epoch && startOffset >= latest.startOffset) return false;
     const kept = this.entries.filter((entry) => entry.epoch < epoch && entry.startOffset < startOffset);
     kept.push({ epoch, startOffset });
-    this.replace(kept, persist);
+    this.replace(kept);
     return true;
   }
 
@@ -131,46 +134,41 @@ export class LeaderEpochCache {
     this.replace([...kept, ...rest]);
   }
 
-  /**
-   * Drops every entry and writes the empty checkpoint (the log was deleted to restart at a
-   * snapshot). Does nothing, not even a write, when already empty.
-   *
-   * @throws FileSystemError when the checkpoint write fails.
-   */
+  /** Drops every entry (the log was deleted to restart at a snapshot). */
   clear(): void {
     if (this.entries.length > 0) this.replace([]);
   }
 
   /**
-   * Writes the current entries (used after a rebuild), superseding an asynchronous `writeHeld`
-   * still in flight.
+   * Writes the current entries synchronously (open, close, a snapshot install), superseding an
+   * asynchronous `writeUnwritten` still in flight: that one then skips its rename.
+   *
+   * @throws FileSystemError when the checkpoint write fails.
    */
   persist(): void {
     this.writeGeneration += 1;
+    this.unwritten = false;
     this.checkpoint?.write(this.entries);
   }
 
-  /**
-   * Keeps later changes in memory only, until `releaseWrites`: the log holds a truncation and the
-   * appends after it back from its files meanwhile, and writes them once `writeHeld` made these
-   * entries durable.
-   */
-  holdWrites(): void {
-    this.writesHeld = true;
+  /** `persist` when entries changed since the last write that landed. */
+  persistUnwritten(): void {
+    if (this.unwritten) this.persist();
   }
 
-  /** Whether entries changed since the last write (while writes are held). */
+  /** Whether entries changed since the last write that landed. */
   hasUnwrittenChanges(): boolean {
     return this.unwritten;
   }
 
   /**
-   * Writes the held changes once, with the syncs off the event loop. They count as unwritten until
-   * the write lands, so a `releaseWrites` meanwhile writes them synchronously; that write
-   * supersedes this one, which then skips its rename. Changes made meanwhile stay unwritten: the
-   * caller checks `hasUnwrittenChanges` and writes again.
+   * Writes the changed entries once, with the syncs off the event loop; the entries are taken
+   * before the first await, so they cover every batch appended before the call. They count as
+   * unwritten until the write lands, so a `persist` meanwhile writes them synchronously; that write
+   * supersedes this one, which then skips its rename (never two writes through the `.tmp` at once).
+   * Changes made meanwhile stay unwritten: the caller checks `hasUnwrittenChanges` when it must.
    */
-  async writeHeld(): Promise<void> {
+  async writeUnwritten(): Promise<void> {
     if (this.checkpoint === undefined) this.unwritten = false;
     if (!this.unwritten || this.checkpoint === undefined) return;
     const generation = this.writeGeneration;
@@ -180,17 +178,8 @@ export class LeaderEpochCache {
     if (stillCurrent() && this.entries === entries) this.unwritten = false;
   }
 
-  /** Ends `holdWrites`, writing (synchronously) whatever `writeHeld` has not written yet. */
-  releaseWrites(): void {
-    if (this.unwritten) this.persist();
-    this.unwritten = false;
-    this.writesHeld = false;
-  }
-
-  private replace(entries: EpochEntry[], persist = true): void {
+  private replace(entries: EpochEntry[]): void {
     this.entries = entries;
-    if (!persist) return;
-    if (this.writesHeld) this.unwritten = true;
-    else this.persist();
+    this.unwritten = true;
   }
 }

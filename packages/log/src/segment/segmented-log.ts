@@ -130,8 +130,9 @@ interface HighWatermarkLocation {
  * durable flushing, and crash recovery on open.
  *
  * Invariants: `logStartOffset <= highWatermark <= logEndOffset`; segments are contiguous (each
- * base offset equals the previous segment's next offset); every durable batch's epoch is in the
- * durable leader-epoch checkpoint (the checkpoint is written before the batch).
+ * base offset equals the previous segment's next offset); every batch below the durable recovery
+ * point, and below the flushed offset reported, has its epoch in the durable leader-epoch
+ * checkpoint (a flush writes the checkpoint before it syncs the batches: ADR 0033).
  */
 export class SegmentedLog {
   private readonly segments = new SegmentList();
@@ -277,6 +278,7 @@ export class SegmentedLog {
     this.epochCache.truncateFromEnd(logEndOffset);
     this.epochCache.restoreEarlierEntries(earlierEpochs.filter((entry) => entry.startOffset < logEndOffset));
     if (rebuilding) this.epochCache.persist();
+    else this.epochCache.persistUnwritten();
     // What survived a process crash may sit only in the page cache: make it durable before
     // reporting it as flushed.
     for (const segment of this.segments.all()) segment.flush();
@@ -452,7 +454,7 @@ export class SegmentedLog {
       lastSeenEpoch = epoch;
       if (rebuilding) {
         const latest = this.epochCache.latestEpoch();
-        if (latest === undefined || epoch > latest) this.epochCache.assign(epoch, baseOffset, false);
+        if (latest === undefined || epoch > latest) this.epochCache.assign(epoch, baseOffset);
         return true;
       }
       const expectedEpoch = this.epochCache.epochForOffset(baseOffset);
@@ -845,7 +847,6 @@ export class SegmentedLog {
 
   private holdTruncation(): PendingTruncation {
     if (this.pendingTruncation === undefined) {
-      this.epochCache.holdWrites();
       this.pendingTruncation = {
         offset: Number.POSITIVE_INFINITY,
         activeSegmentCut: false,
@@ -885,7 +886,7 @@ export class SegmentedLog {
       if (this.recoveryPointAbove(offset)) await this.writeRecoveryPointAsync(offset);
       if (this.pendingTruncation !== pending || pending.offset < offset) continue;
       this.cutFiles(pending);
-      await this.epochCache.writeHeld();
+      await this.epochCache.writeUnwritten();
       // Cut lower or appended a new epoch meanwhile: that too must be durable first.
       if (
         this.pendingTruncation !== pending ||
@@ -918,7 +919,7 @@ export class SegmentedLog {
   /** The files hold the cut and the epochs are durable (or written now): write the held appends. */
   private finishPendingTruncation(pending: PendingTruncation): void {
     this.pendingTruncation = undefined;
-    this.epochCache.releaseWrites();
+    this.epochCache.persistUnwritten();
     for (const held of pending.heldAppends)
       this.writeToSegments(held.records, held.lastOffset, held.records.sizeInBytes(), held.maxTimestampMs);
     this.highWatermarkCache = undefined;
@@ -957,7 +958,7 @@ export class SegmentedLog {
     this.raiseRecoveryPoint(offset);
     this.directoryDirty = false;
     this.epochCache.clear();
-    if (pending !== undefined) this.epochCache.releaseWrites();
+    this.epochCache.persistUnwritten();
     this.logStartOffsetValue = offset;
     this.highWatermarkValue = offset;
     this.setLogEndAfterTruncation(offset);
@@ -1016,7 +1017,10 @@ export class SegmentedLog {
     this.epochCache.truncateFromStart(restored);
   }
 
-  /** Raises the log start (up to the high watermark); the epoch cache forgets what lies below. */
+  /**
+   * Raises the log start (up to the high watermark); the epoch cache forgets what lies below.
+   * False, and nothing changes, at or below the current start or above a pending truncation.
+   */
   maybeIncrementLogStartOffset(offset: number): boolean {
     this.ensureOpen();
     if (offset > this.highWatermarkValue) {
@@ -1025,6 +1029,11 @@ export class SegmentedLog {
       );
     }
     if (offset <= this.logStartOffsetValue) return false;
+    // The caller makes the new start durable at once. Above a truncation not yet in the files, a
+    // power loss could bring the removed batches back around it, the start inside one of them:
+    // wait for the flush that settles the truncation.
+    const pending = this.pendingTruncation;
+    if (pending !== undefined && pending.offset < offset) return false;
     this.logStartOffsetValue = offset;
     this.epochCache.truncateFromStart(offset);
     return true;
@@ -1061,6 +1070,11 @@ export class SegmentedLog {
     await this.settlePendingTruncation();
     const target = this.logEndOffsetValue;
     this.truncatedDuringFlush = Number.POSITIVE_INFINITY;
+    // The epochs of the batches below `target` durable before those batches are synced and
+    // reported (ADR 0033): until then a batch of a new epoch is at or above the recovery point,
+    // where recovery cuts it as a torn tail. No truncation is pending here (settled just above,
+    // no await since), so these entries never describe a cut the files do not hold yet.
+    await this.epochCache.writeUnwritten();
     if (this.directoryDirty) {
       this.directoryDirty = false;
       await this.fileSystem.syncDirectoryAsync(this.directory).catch((error: unknown) => {
@@ -1144,6 +1158,8 @@ export class SegmentedLog {
   close(): void {
     if (this.closed) return;
     this.settlePendingTruncationNow();
+    // Before the recovery point rises to the log end below (and the marker trusts the checkpoint).
+    this.epochCache.persistUnwritten();
     this.closed = true;
     this.releaseRetiredSegments();
     for (const segment of this.segments.all()) segment.close();

@@ -314,6 +314,7 @@ class FailingFileHandle implements FileHandle {
  */
 export class SyncHookFileSystem extends FailingFileSystem {
   private readonly hooks: Array<{ readonly pathEnd: string; readonly hook: () => void }> = [];
+  private readonly slowSyncs: Array<{ readonly pathEnd: string; readonly extraTurns: number }> = [];
 
   constructor(
     inner: FileSystem,
@@ -328,10 +329,19 @@ export class SyncHookFileSystem extends FailingFileSystem {
     this.hooks.push({ pathEnd, hook });
   }
 
+  /**
+   * Every later `syncAsync` on a file whose path ends with `pathEnd` starts only `extraTurns`
+   * event-loop turns after it is called: a sync slower than the others on the thread pool.
+   */
+  slowSyncsOf(pathEnd: string, extraTurns: number): void {
+    this.slowSyncs.push({ pathEnd, extraTurns });
+  }
+
   override open(path: string, options?: OpenOptions): FileHandle {
     const handle = super.open(path, options);
+    const extraTurns = this.slowSyncs.find((each) => path.endsWith(each.pathEnd))?.extraTurns ?? 0;
     const syncAsync = (): Promise<void> => {
-      const sync = handle.syncAsync();
+      const sync = extraTurns === 0 ? handle.syncAsync() : afterTurns(extraTurns, () => handle.syncAsync());
       const index = this.hooks.findIndex((each) => path.endsWith(each.pathEnd));
       try {
         if (index !== -1) this.hooks.splice(index, 1)[0]?.hook();
@@ -346,6 +356,11 @@ export class SyncHookFileSystem extends FailingFileSystem {
     };
     return Object.assign(Object.create(handle) as FileHandle, { syncAsync });
   }
+}
+
+async function afterTurns(turns: number, run: () => Promise<void>): Promise<void> {
+  for (let turn = 0; turn < turns; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+  return run();
 }
 
 /** One call to a {@link recordingLogger}. */
