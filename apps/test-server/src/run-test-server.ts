@@ -52,7 +52,7 @@ export async function runTestServer(args: readonly string[], bindings: ProcessBi
     logFatal(logger, error);
     return FATAL_EXIT_CODE;
   } finally {
-    root.flush();
+    await root.flush();
   }
 }
 

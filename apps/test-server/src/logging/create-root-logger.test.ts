@@ -26,11 +26,11 @@ describe('createRootLogger', () => {
     [' WARN ', 'warn', undefined],
     ['silent', 'silent', undefined],
     ['loud', 'info', 'loud'],
-  ])('LOG_LEVEL=%j gives level %s', (logLevel, level, invalidLevel) => {
+  ])('LOG_LEVEL=%j gives level %s', async (logLevel, level, invalidLevel) => {
     const root = createRootLogger({ logLevel, stderrIsTerminal: false });
     expect(root.logger.level).toBe(level);
     expect(root.invalidLevel).toBe(invalidLevel);
-    root.flush();
+    await root.flush();
   });
 });
 

@@ -3,14 +3,19 @@ import pretty from 'pino-pretty';
 
 export interface RootLogger {
   readonly logger: pino.Logger;
-  /** Writes out what is buffered; call before `process.exit`. */
-  flush(): void;
+  /**
+   * Resolves once every line logged so far is written (or after `FLUSH_TIMEOUT_MS`); await it
+   * before `process.exit`.
+   */
+  flush(): Promise<void>;
   /** Set when `LOG_LEVEL` held something pino does not know (the logger then uses info). */
   readonly invalidLevel: string | undefined;
 }
 
 const DEFAULT_LEVEL = 'info';
 const STDERR_FD = 2;
+/** A stuck stderr (a full pipe nobody reads) must not keep the process from exiting. */
+const FLUSH_TIMEOUT_MS = 2_000;
 const { chindingsSym } = pino.symbols;
 
 /**
@@ -54,10 +59,25 @@ export function createRootLogger(environment: {
       colorize: true,
       translateTime: 'SYS:HH:MM:ss.l',
     });
-    return { logger: pino(rootLoggerOptions(level), stream), flush: () => {}, invalidLevel };
+    return { logger: pino(rootLoggerOptions(level), stream), flush: async () => {}, invalidLevel };
   }
-  // Asynchronous writes keep logging off the raft loop's critical path; flushed before exit.
-  const destination = pino.destination({ fd: STDERR_FD, sync: false });
+  // Asynchronous writes keep logging off the raft loop's critical path. `flushSync()` would skip
+  // the chunk an asynchronous write still holds (queued on libuv's thread pool, which a busy
+  // machine or a slow disk delays): exiting then loses those lines, or leaves them after later
+  // ones. `flush(callback)` waits for it; with `minLength: 0` it would call back at once, and
+  // with 1 every line (never a single byte) still goes out at once.
+  const destination = pino.destination({ fd: STDERR_FD, sync: false, minLength: 1 });
   const logger = pino(rootLoggerOptions(level), destination);
-  return { logger, flush: () => destination.flushSync(), invalidLevel };
+  return { logger, flush: () => flushDestination(destination), invalidLevel };
+}
+
+function flushDestination(destination: ReturnType<typeof pino.destination>): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, FLUSH_TIMEOUT_MS);
+    // An error (fsync on a pipe: EINVAL) still means the writes before it finished.
+    destination.flush(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
