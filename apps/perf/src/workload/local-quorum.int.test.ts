@@ -8,7 +8,12 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pollUntil } from '../support/poll-until.js';
-import { LocalQuorum, NodeStartupTimeoutError, raftWorkloadArguments } from './local-quorum.js';
+import {
+  LeaderTimeoutError,
+  LocalQuorum,
+  NodeStartupTimeoutError,
+  raftWorkloadArguments,
+} from './local-quorum.js';
 
 const LEADER_TIMEOUT_MS = 6_000;
 
@@ -73,6 +78,23 @@ describe('LocalQuorum', () => {
       await expect(waiting).rejects.toThrow(/; load average \d+\.\d\): start-up ran out of time/);
     } finally {
       stuck.signal('SIGCONT');
+      quorum.destroy();
+    }
+  });
+
+  it("fails a quorum that starts but elects nobody as a leader timeout, with each node's view", async () => {
+    // No node's election timer runs out during the test: every node stays Unattached in epoch 0.
+    const quorum = await LocalQuorum.create({
+      ...quorumOptions(),
+      properties: { 'controller.quorum.election.timeout.ms': '600000' },
+    });
+    try {
+      const waiting = quorum.waitForLeader(1_000);
+      await expect(waiting).rejects.toBeInstanceOf(LeaderTimeoutError);
+      await expect(waiting).rejects.toThrow(
+        /^no leader every node knows within 1000 ms of every node having started \(node 1: Unattached in epoch 0, leader none, \d+\.\d\d CPU-s used; node 2: .*; node 3: .*; load average \d+\.\d\)$/,
+      );
+    } finally {
       quorum.destroy();
     }
   });
