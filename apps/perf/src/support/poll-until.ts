@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 /** `pollUntil` ran out of time; what it waited for is in the message. */
 export class PollTimeoutError extends Error {
-  override readonly name = 'PollTimeoutError';
+  override readonly name: string = 'PollTimeoutError';
 }
 
 export interface PollOptions {

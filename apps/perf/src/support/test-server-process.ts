@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, createWriteStream, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -49,6 +49,11 @@ export interface TestServerProcessOptions {
   readonly nodeId: number;
   /** The server's stderr (its pino log) is appended there. */
   readonly stderrPath: string;
+  /**
+   * When set, the server's stdout (its stats lines) is appended there as well: a kept run dir
+   * then shows each node's role, epoch and leader over time, not only what it logged.
+   */
+  readonly stdoutPath?: string;
   readonly statsIntervalMs: number;
 }
 
@@ -64,6 +69,8 @@ export class TestServerProcess {
   private child: ChildProcess | undefined;
   private exitedPromise: Promise<ExitStatus> = Promise.resolve({ code: null, signal: null });
   private lastExit: ExitStatus | undefined;
+  /** `performance.now()` at the last launch. */
+  private launchedAtMs: number | undefined;
   private readonly lineHandlers: ((line: string) => void)[] = [];
   private readonly statusHandlers: ((status: NodeStatus) => void)[] = [];
 
@@ -75,6 +82,19 @@ export class TestServerProcess {
 
   get running(): boolean {
     return this.child !== undefined && this.lastExit === undefined;
+  }
+
+  /**
+   * True once the running process printed a stats line: it loaded its modules, opened its log and
+   * runs raft. `status` is cleared when a process exits, so this holds for the current start only.
+   */
+  get started(): boolean {
+    return this.running && this.status !== undefined;
+  }
+
+  /** Milliseconds since the last launch (0 before the first). */
+  millisecondsSinceLaunch(): number {
+    return this.launchedAtMs === undefined ? 0 : performance.now() - this.launchedAtMs;
   }
 
   /** How the last process exited, or undefined while it runs (or before the first start). */
@@ -129,10 +149,11 @@ export class TestServerProcess {
       closeSync(stderr);
     }
     this.lastExit = undefined;
+    this.launchedAtMs = performance.now();
     const child = this.child;
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) =>
-      this.handleLine(line),
-    );
+    const stdout = child.stdout as NodeJS.ReadableStream;
+    if (this.processOptions.stdoutPath !== undefined) copyTo(stdout, this.processOptions.stdoutPath);
+    createInterface({ input: stdout }).on('line', (line) => this.handleLine(line));
     this.exitedPromise = new Promise<ExitStatus>((resolve) => {
       // 'close', not 'exit': by then every stdout line was handled (a stopping server's last lines matter).
       child.on('close', (code, signal) => {
@@ -153,4 +174,18 @@ export class TestServerProcess {
     }
     for (const handler of this.statusHandlers) handler(status);
   }
+}
+
+/**
+ * Appends `stream` to the file at `path`, opened now (so a run dir removed meanwhile cannot fail
+ * a later open); a write error only ends the copy, with one line on stderr: the lines still reach
+ * the handlers.
+ */
+function copyTo(stream: NodeJS.ReadableStream, path: string): void {
+  const file = createWriteStream(path, { fd: openSync(path, 'a') });
+  file.on('error', (error) => {
+    process.stderr.write(`cannot copy a test server's stdout to ${path}: ${error.message}\n`);
+    stream.unpipe(file);
+  });
+  stream.pipe(file);
 }

@@ -69,6 +69,8 @@ async function runTrial(quorum: LocalQuorum, signal: FailoverSignal): Promise<Fa
   const winner = elected as NonNullable<typeof elected>;
   await leader.exited();
   leader.start();
+  // The restart's module loading and log recovery are start-up time, not the rejoin's.
+  await quorum.waitForStart();
   await quorum.waitFor(
     'the killed node to rejoin',
     LEADER_TIMEOUT_MS,

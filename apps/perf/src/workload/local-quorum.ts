@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pollUntil } from '../support/poll-until.js';
+import { PollTimeoutError, pollUntil } from '../support/poll-until.js';
 import { START_SCRIPT, TestServerProcess } from '../support/test-server-process.js';
+import { readProcessUsage } from './process-usage.js';
 
 const HOST = '127.0.0.1';
 /** SIGTERM, then SIGKILL after this: the server's own hard stop is 4.5 s. */
@@ -12,6 +13,23 @@ const STOP_GRACE_MS = 8_000;
 const POLL_INTERVAL_MS = 20;
 /** Where the test server keeps the quorum's log (its topic partition, under `log.dirs`). */
 export const PARTITION_DIRECTORY = '__raft_performance_test-0';
+/**
+ * How long a node may take from its launch to its first stats line. Start-up is CPU work (tsx
+ * compiling and loading the modules, then the log opened: about 2 CPU-s a node), and a busy
+ * machine stretches it: at a load average of 35 on 2 cores a 3-node quorum took 107 s to start.
+ * It gets its own bound, so a leader wait measures raft, not the module loader.
+ */
+export const STARTUP_TIMEOUT_MS = 300_000;
+
+/** Start-up ran out of time: the message names each node still starting, its CPU time and the load. */
+export class NodeStartupTimeoutError extends PollTimeoutError {
+  override readonly name: string = 'NodeStartupTimeoutError';
+}
+
+/** No leader every node knows, counted from when every node had started; the message shows each node's view. */
+export class LeaderTimeoutError extends PollTimeoutError {
+  override readonly name: string = 'LeaderTimeoutError';
+}
 
 export interface LocalQuorumOptions {
   readonly nodeCount: number;
@@ -38,7 +56,12 @@ export class LocalNode extends TestServerProcess {
     private readonly serverArguments: readonly string[],
     statsIntervalMs: number,
   ) {
-    super({ nodeId, stderrPath: join(directory, 'stderr.log'), statsIntervalMs });
+    super({
+      nodeId,
+      stderrPath: join(directory, 'stderr.log'),
+      stdoutPath: join(directory, 'stdout.log'),
+      statsIntervalMs,
+    });
   }
 
   get nodeId(): number {
@@ -151,6 +174,9 @@ export class LocalQuorum {
       return result;
     } finally {
       const keep = options.keepDirectory === true || !passed;
+      // pino writes asynchronously, so a SIGKILL drops the lines a node had not written yet: the
+      // nodes of a failed run get SIGTERM first, and the kept logs end with what each did last.
+      if (!passed) await quorum.stopAll();
       quorum.destroy(keep);
       if (keep) process.stderr.write(`run dir kept: ${quorum.directory}\n`);
     }
@@ -173,13 +199,59 @@ export class LocalQuorum {
     return leader?.status?.role.toLowerCase() === 'leader' ? leader : undefined;
   }
 
-  async waitForLeader(timeoutMs: number): Promise<LocalNode> {
+  /**
+   * Resolves once every running node printed a stats line since its last start; rejects with a
+   * NodeStartupTimeoutError when one has not within `timeoutMs` (call it right after starting).
+   */
+  async waitForStart(timeoutMs: number = STARTUP_TIMEOUT_MS): Promise<void> {
+    const starting = () => this.nodes.filter((node) => node.running && !node.started);
+    try {
+      await this.waitFor('every node to start', timeoutMs, () => starting().length === 0);
+    } catch (error) {
+      if (!(error instanceof PollTimeoutError)) throw error;
+      const late = starting().map((node) => `node ${node.nodeId}`);
+      throw new NodeStartupTimeoutError(
+        `${late.join(', ')} printed no stats line within ${timeoutMs} ms (${this.describeNodes()}): start-up ran out of time, before any election`,
+      );
+    }
+  }
+
+  /**
+   * Waits for every node to start (`waitForStart`, bounded by `startupTimeoutMs`), then up to
+   * `timeoutMs` for a leader every node knows: a slow start on a busy machine does not eat the
+   * election's time, and each failure says which of the two ran out.
+   */
+  async waitForLeader(timeoutMs: number, startupTimeoutMs: number = STARTUP_TIMEOUT_MS): Promise<LocalNode> {
+    await this.waitForStart(startupTimeoutMs);
     let leader: LocalNode | undefined;
-    await this.waitFor('a leader every node knows', timeoutMs, () => {
-      leader = this.leader();
-      return leader !== undefined;
-    });
+    try {
+      await this.waitFor('a leader every node knows', timeoutMs, () => {
+        leader = this.leader();
+        return leader !== undefined;
+      });
+    } catch (error) {
+      if (!(error instanceof PollTimeoutError)) throw error;
+      throw new LeaderTimeoutError(
+        `no leader every node knows within ${timeoutMs} ms of every node having started (${this.describeNodes()})`,
+      );
+    }
     return leader as LocalNode;
+  }
+
+  /** Each node's last stats line and CPU time, and the load average: what a timeout message needs. */
+  private describeNodes(): string {
+    const nodes = this.nodes.map((node) => {
+      const status = node.status;
+      const view =
+        status === undefined
+          ? node.running
+            ? `no stats line yet, ${(node.millisecondsSinceLaunch() / 1000).toFixed(1)} s after its start`
+            : 'not running'
+          : `${status.role} in epoch ${status.epoch}, leader ${status.leaderId ?? 'none'}`;
+      const cpuSeconds = node.pid === undefined ? undefined : readProcessUsage(node.pid)?.cpuSeconds;
+      return `node ${node.nodeId}: ${view}${cpuSeconds === undefined ? '' : `, ${cpuSeconds.toFixed(2)} CPU-s used`}`;
+    });
+    return `${nodes.join('; ')}; load average ${loadavg()[0]?.toFixed(1)}`;
   }
 
   /** Resolves when `condition` holds; rejects after `timeoutMs` or when a node exits. */

@@ -4,9 +4,8 @@ import pretty from 'pino-pretty';
 export interface RootLogger {
   readonly logger: pino.Logger;
   /**
-   * Resolves once every line logged so far is written, a write in flight included; call before
-   * `process.exit`. Bounded by {@link FLUSH_TIMEOUT_MS}: a reader that stopped reading never holds
-   * the exit.
+   * Resolves once every line logged so far is written (or after `FLUSH_TIMEOUT_MS`); await it
+   * before `process.exit`.
    */
   flush(): Promise<void>;
   /** Set when `LOG_LEVEL` held something pino does not know (the logger then uses info). */
@@ -15,8 +14,8 @@ export interface RootLogger {
 
 const DEFAULT_LEVEL = 'info';
 const STDERR_FD = 2;
-/** The longest `flush()` waits for the log's writes to finish. */
-export const FLUSH_TIMEOUT_MS = 2_000;
+/** A stuck stderr (a full pipe nobody reads) must not keep the process from exiting. */
+const FLUSH_TIMEOUT_MS = 2_000;
 const { chindingsSym } = pino.symbols;
 
 /**
@@ -47,8 +46,6 @@ export function rootLoggerOptions(level: string): pino.LoggerOptions {
 export function createRootLogger(environment: {
   readonly logLevel: string | undefined;
   readonly stderrIsTerminal: boolean;
-  /** Where the JSON lines go: stderr unless a test gives another file descriptor. */
-  readonly fd?: number;
 }): RootLogger {
   const requested = environment.logLevel?.trim().toLowerCase();
   const known = requested !== undefined && (requested === 'silent' || requested in pino.levels.values);
@@ -64,20 +61,20 @@ export function createRootLogger(environment: {
     });
     return { logger: pino(rootLoggerOptions(level), stream), flush: async () => {}, invalidLevel };
   }
-  // Asynchronous writes keep logging off the raft loop's critical path. minLength 1 still writes
-  // every line at once, and makes `flush(callback)` wait for the write in flight: with 0 it calls
-  // back at once, and the flushSync used before exit then wrote the buffered lines ahead of that
-  // write (an operator read "raft driver stopped" after "raft server stopped cleanly") or lost it.
-  const destination = pino.destination({ fd: environment.fd ?? STDERR_FD, sync: false, minLength: 1 });
+  // Asynchronous writes keep logging off the raft loop's critical path. `flushSync()` would skip
+  // the chunk an asynchronous write still holds (queued on libuv's thread pool, which a busy
+  // machine or a slow disk delays): exiting then loses those lines, or leaves them after later
+  // ones. `flush(callback)` waits for it; with `minLength: 0` it would call back at once, and
+  // with 1 every line (never a single byte) still goes out at once.
+  const destination = pino.destination({ fd: STDERR_FD, sync: false, minLength: 1 });
   const logger = pino(rootLoggerOptions(level), destination);
-  return { logger, flush: () => writtenOut(destination), invalidLevel };
+  return { logger, flush: () => flushDestination(destination), invalidLevel };
 }
 
-function writtenOut(
-  destination: pino.DestinationStream & { flush(callback: () => void): void },
-): Promise<void> {
+function flushDestination(destination: ReturnType<typeof pino.destination>): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, FLUSH_TIMEOUT_MS);
+    // An error (fsync on a pipe: EINVAL) still means the writes before it finished.
     destination.flush(() => {
       clearTimeout(timer);
       resolve();
