@@ -13,7 +13,7 @@ export type ReportedResult =
   | FailoverScenarioResult
   | SweepScenarioResult
   | PeersScenarioResult
-  | { readonly scenario: 'metadata' };
+  | { readonly scenario: 'metadata' | 'restart' | 'catch-up' };
 
 /** A labelled latency histogram (microseconds, compressed base64). */
 interface LatencySeries {
