@@ -27,10 +27,17 @@ describe('pnpm perf restart', () => {
     const { quorumRestart, followerRestart, prefixCheck } = result;
     expect(quorumRestart?.opens.map((open) => open.clean)).toEqual([false, false, false]);
     expect(quorumRestart?.epoch).toBeGreaterThan(quorumRestart?.epochBefore as number);
+    expect(quorumRestart?.launchToWorkloadCommitMs).toBeGreaterThanOrEqual(
+      quorumRestart?.launchToFirstCommitMs as number,
+    );
     expect(quorumRestart?.launchToFirstCommitMs).toBeGreaterThanOrEqual(
       quorumRestart?.launchToLeaderMs as number,
     );
     expect(followerRestart?.open.clean).toBe(false);
+    // It missed what the leader committed while it was down, and fetched it.
+    expect(followerRestart?.targetHighWatermark).toBeGreaterThan(
+      followerRestart?.open.logEndOffset as number,
+    );
     // The follower's log survived the kill: it reopened with what it had, then fetched the rest.
     expect(followerRestart?.open.logEndOffset).toBeGreaterThan(quorumRestart?.committedBefore as number);
     expect(followerRestart?.launchToCaughtUpMs).toBeGreaterThanOrEqual(

@@ -44,6 +44,12 @@ export interface QuorumRestart {
   readonly launchToLeaderMs: number;
   /** ... to the first line in which its high watermark passed the one before the stop. */
   readonly launchToFirstCommitMs: number;
+  /**
+   * ... to the first line in which it passed every node's log end at the open plus its epoch's
+   * LeaderChange: a record appended after the restart committed. The test server's generator
+   * starts once the leader's listener has read the committed log (all of it, from offset 0).
+   */
+  readonly launchToWorkloadCommitMs: number;
   readonly leaderId: number;
   readonly epoch: number;
 }
@@ -108,6 +114,14 @@ async function buildLog(quorum: LocalQuorum, logSizeBytes: number) {
   };
 }
 
+/** Bounds a wait that reads every node's log once (the listener's replay), at the slowest build rate. */
+function replayTimeoutMs(opens: readonly LogOpen[]): number {
+  const largestLogEnd = Math.max(...opens.map((open) => open.logEndOffset));
+  return (
+    LEADER_TIMEOUT_MS + ((largestLogEnd * BUILD_RECORD_SIZE_BYTES) / MINIMUM_BUILD_BYTES_PER_SECOND) * 1000
+  );
+}
+
 async function restartQuorum(
   quorum: LocalQuorum,
   signal: FailoverSignal,
@@ -133,12 +147,19 @@ async function restartQuorum(
   });
   const opens = await Promise.all(starts.map((start) => start.logOpened(quorum)));
   const winner = elected as NonNullable<typeof elected>;
+  const reachableWithoutAppends = Math.max(...opens.map((open) => open.logEndOffset)) + 1;
+  await quorum.waitFor('the restarted leader to commit new records', replayTimeoutMs(opens), () => {
+    const status = winner.node.status;
+    return status?.epoch === winner.epoch && (status.highWatermark ?? 0) > reachableWithoutAppends;
+  });
+  const launchToWorkloadCommitMs = performance.now() - launchedMs;
   return {
     committedBefore,
     epochBefore,
     opens,
     launchToLeaderMs: winner.atMs - launchedMs,
     launchToFirstCommitMs: (firstCommitMs as number) - launchedMs,
+    launchToWorkloadCommitMs,
     leaderId: winner.node.nodeId,
     epoch: winner.epoch,
   };
@@ -278,8 +299,8 @@ export function restartSummary(result: RestartScenarioResult): MarkdownSummary {
   ];
   if (quorumRestart !== undefined) {
     rows.push([
-      `whole quorum, SIG${options.signal}: leader, first commit`,
-      `node ${quorumRestart.leaderId} (epoch ${quorumRestart.epoch}) leads ${seconds(quorumRestart.launchToLeaderMs)} after the spawn, first commit ${seconds(quorumRestart.launchToFirstCommitMs)}`,
+      `whole quorum, SIG${options.signal}: leader, first commit, new records`,
+      `node ${quorumRestart.leaderId} (epoch ${quorumRestart.epoch}) leads ${seconds(quorumRestart.launchToLeaderMs)} after the spawn, first commit ${seconds(quorumRestart.launchToFirstCommitMs)}, first new record committed ${seconds(quorumRestart.launchToWorkloadCommitMs)}`,
     ]);
     for (const open of quorumRestart.opens) rows.push([`whole quorum: node ${open.nodeId}`, openRow(open)]);
   }

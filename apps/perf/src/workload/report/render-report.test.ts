@@ -91,13 +91,14 @@ describe('restart and catch-up timelines', () => {
     expect(rows.map((row) => [row.trial, row.phase, row.fromMs, row.toMs])).toEqual([
       ['restart SIGKILL: whole quorum', 'spawn → leader', 0, 9_000],
       ['restart SIGKILL: whole quorum', '→ first commit', 9_000, 10_300],
+      ['restart SIGKILL: whole quorum', '→ new records committed', 10_300, 11_000],
       ['restart SIGKILL: follower 1', 'spawn → log opened', 0, 3_600],
       ['restart SIGKILL: follower 1', '→ caught up', 3_600, 4_600],
       ['catch-up: follower 2', 'spawn → log opened', 0, 2_650],
       ['catch-up: follower 2', '→ snapshot installed', 2_650, 2_880],
       ['catch-up: follower 2', '→ caught up', 2_880, 3_110],
     ]);
-    expect(marks(await renderChartSvg(charts[0] as never), 'rect')).toBe(7);
+    expect(marks(await renderChartSvg(charts[0] as never), 'rect')).toBe(8);
     const html = await renderReportHtml(results, { generatedAt: '2026-01-01T00:00:00Z' });
     expect(html).toContain('restart: 256.0 MiB log, 3 nodes, SIGKILL');
     expect(html).toContain('follower log = leader committed log');

@@ -266,6 +266,8 @@ export function restartTimelineRows(results: readonly ReportedResult[]): Timelin
           : stages(`restart ${signal}: whole quorum`, [
               ['spawn → leader', quorum.launchToLeaderMs],
               ['→ first commit', quorum.launchToFirstCommitMs],
+              // Older results lack it: the row then ends at the first commit.
+              ['→ new records committed', quorum.launchToWorkloadCommitMs],
             ])),
         ...(follower === undefined
           ? []

@@ -190,6 +190,7 @@ export function restartFixture(): RestartScenarioResult {
       opens: [openFixture(1, 8_800, false), openFixture(2, 8_900, false), openFixture(3, 9_500, false)],
       launchToLeaderMs: 9_000,
       launchToFirstCommitMs: 10_300,
+      launchToWorkloadCommitMs: 11_000,
       leaderId: 2,
       epoch: 2,
     },
