@@ -206,13 +206,27 @@ export async function runCatchUpScenario(options: CatchUpScenarioOptions): Promi
     },
     statsIntervalMs: STATS_INTERVAL_MS,
   };
+  if (options.nodeCount < 3) {
+    const none = intervalLatency([], 0, 0);
+    return {
+      scenario: 'catch-up',
+      passed: false,
+      failures: ['catch-up needs at least 3 nodes'],
+      options,
+      leaderId: 0,
+      catchUp: undefined,
+      latencyBefore: none,
+      latencyBeforeRestart: none,
+      latencyDuring: none,
+      digests: [],
+    };
+  }
   return LocalQuorum.run(quorumOptions, async (quorum) => {
     const failures: string[] = [];
     const intervals: LatencyInterval[] = [];
     const tracked = quorum.nodes.map(track);
     for (const node of quorum.nodes) recordLatency(node, intervals);
     const leader = await quorum.waitForLeader(LEADER_TIMEOUT_MS);
-    if (options.nodeCount < 3) failures.push('catch-up needs at least 3 nodes');
     const follower = quorum.nodes.find((node) => node !== leader) as LocalNode;
     await runFor(quorum, options.warmupMs);
     const beforeFromMs = performance.now();

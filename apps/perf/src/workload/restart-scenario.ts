@@ -223,12 +223,18 @@ export async function runRestartScenario(options: RestartScenarioOptions): Promi
     serverArguments: raftWorkloadArguments(BUILD_THROUGHPUT_RECORDS_PER_SECOND, BUILD_RECORD_SIZE_BYTES),
     statsIntervalMs: STATS_INTERVAL_MS,
   };
+  if (options.nodeCount < 3) {
+    return restartResult(
+      options,
+      ['restart needs at least 3 nodes'],
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    );
+  }
   return LocalQuorum.run(quorumOptions, async (quorum) => {
     const failures: string[] = [];
-    if (options.nodeCount < 3) {
-      failures.push('restart needs at least 3 nodes');
-      return restartResult(options, failures, undefined, undefined, undefined, undefined);
-    }
     const build = await buildLog(quorum, options.logSizeBytes);
     const quorumRestart = await restartQuorum(quorum, options.signal, measuredArguments);
     await sleep(STEADY_MS);
