@@ -127,7 +127,12 @@ function snapshotFiles(logDirectory: string) {
   });
 }
 
-async function stopAndCatchUp(quorum: LocalQuorum, leader: LocalNode, follower: LocalNode, args: string[]) {
+async function stopAndCatchUp(
+  quorum: LocalQuorum,
+  leader: LocalNode,
+  follower: LocalNode,
+  serverArguments: readonly string[],
+) {
   quorum.kill(follower, 'SIGTERM');
   await follower.exited();
   const stoppedMs = performance.now();
@@ -142,7 +147,7 @@ async function stopAndCatchUp(quorum: LocalQuorum, leader: LocalNode, follower: 
     },
   );
   const targetHighWatermark = leader.status?.highWatermark ?? leader.maxHighWatermark;
-  const start = NodeStart.launch(follower, args);
+  const start = NodeStart.launch(follower, serverArguments);
   const downMs = performance.now() - stoppedMs;
   const sampler = new ProcessUsageSampler(() => new Map([[follower.nodeId, follower.pid]]));
   sampler.start(USAGE_SAMPLE_INTERVAL_MS);
