@@ -77,7 +77,8 @@ export class LocalNode extends TestServerProcess {
   /** Set by `kill()`: an exit the runner caused, which `waitFor` does not treat as a failure. */
   expectedExit = false;
 
-  start(): void {
+  /** Starts the server; `serverArguments` replaces the quorum's workload arguments for this start. */
+  start(serverArguments: readonly string[] = this.serverArguments): void {
     this.expectedExit = false;
     this.launch([
       START_SCRIPT,
@@ -85,7 +86,7 @@ export class LocalNode extends TestServerProcess {
       this.configPath,
       '--replica-directory-id',
       this.directoryId,
-      ...this.serverArguments,
+      ...serverArguments,
     ]);
   }
 }

@@ -10,7 +10,7 @@ const STATUS_INTERVAL_MS = 250;
 /** After the stop request, a node's applied offset must stay put this long to count as settled. */
 const SETTLED_FOR_MS = 1_000;
 const LEADER_TIMEOUT_MS = 30_000;
-const SETTLE_TIMEOUT_MS = 30_000;
+export const SETTLE_TIMEOUT_MS = 30_000;
 
 export interface MetadataScenarioOptions {
   readonly nodeCount: number;
@@ -71,7 +71,8 @@ export interface MetadataScenarioResult {
   }[];
 }
 
-interface TrackedNode {
+/** A node's metadata status and digest lines, and since when its applied offset has stood still. */
+export interface TrackedNode {
   readonly node: LocalNode;
   readonly statuses: MetadataStatus[];
   readonly reports: MetadataImageReport[];
@@ -79,7 +80,7 @@ interface TrackedNode {
   offsetSinceMs: number;
 }
 
-function track(node: LocalNode): TrackedNode {
+export function track(node: LocalNode): TrackedNode {
   const tracked: TrackedNode = {
     node,
     statuses: collectJsonLines<MetadataStatus>(node, STATUS_PREFIX),
@@ -99,7 +100,7 @@ function track(node: LocalNode): TrackedNode {
 }
 
 /** Every node stopped appending and applied the same offset, unchanged for a while. */
-function settled(nodes: readonly TrackedNode[]): boolean {
+export function settled(nodes: readonly TrackedNode[]): boolean {
   const nowMs = performance.now();
   return nodes.every((tracked) => {
     const status = tracked.statuses.at(-1);
@@ -110,6 +111,18 @@ function settled(nodes: readonly TrackedNode[]): boolean {
       nowMs - tracked.offsetSinceMs >= SETTLED_FOR_MS
     );
   });
+}
+
+/** The test server's arguments for its metadata workload. */
+export function metadataWorkloadArguments(throughputRecordsPerSecond: number, seed: number): string[] {
+  return [
+    '--workload',
+    'metadata',
+    '--throughput',
+    String(throughputRecordsPerSecond),
+    '--seed',
+    String(seed),
+  ];
 }
 
 /**
@@ -123,14 +136,7 @@ function settled(nodes: readonly TrackedNode[]): boolean {
 export async function runMetadataScenario(options: MetadataScenarioOptions): Promise<MetadataScenarioResult> {
   const quorumOptions = {
     ...options,
-    serverArguments: [
-      '--workload',
-      'metadata',
-      '--throughput',
-      String(options.throughputRecordsPerSecond),
-      '--seed',
-      String(options.seed),
-    ],
+    serverArguments: metadataWorkloadArguments(options.throughputRecordsPerSecond, options.seed),
     properties: { 'metadata.log.max.record.bytes.between.snapshots': String(options.snapshotThresholdBytes) },
     statsIntervalMs: STATUS_INTERVAL_MS,
   };

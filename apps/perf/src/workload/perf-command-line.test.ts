@@ -54,7 +54,33 @@ describe('parsePerfCommandLine', () => {
     });
   });
 
+  it('reads the restart log size and signal (TERM by default, --kill for kill -9) and the catch-up defaults', () => {
+    const restart = parsePerfCommandLine(['restart']);
+    expect(restart.kind === 'run' && restart.options).toMatchObject({
+      scenario: 'restart',
+      logSizeBytes: 256 * 1024 * 1024,
+      signal: 'TERM',
+      throughputRecordsPerSecond: 5_000,
+    });
+    const killed = parsePerfCommandLine(['restart', '--kill', '--log-size', '2048']);
+    expect(killed.kind === 'run' && killed.options).toMatchObject({
+      signal: 'KILL',
+      logSizeBytes: 2048 * 1024 * 1024,
+    });
+    const failover = parsePerfCommandLine(['failover']);
+    expect(failover.kind === 'run' && failover.options.signal).toBe('KILL');
+    const catchUp = parsePerfCommandLine(['catch-up']);
+    expect(catchUp.kind === 'run' && catchUp.options).toMatchObject({
+      scenario: 'catch-up',
+      throughputRecordsPerSecond: 2_000,
+      durationMs: 10_000,
+      warmupMs: 10_000,
+    });
+  });
+
   it.each([
+    [['restart', '--kill', '--signal', 'TERM'], '--kill and --signal exclude each other'],
+    [['restart', '--log-size', '0'], '--log-size must be an integer in [1,'],
     [['report'], 'report takes one results directory'],
     [['failover', '--signal', 'HUP'], '--signal must be one of KILL, TERM'],
     [['sweep', '--throughputs', '1,x'], "got 'x'"],

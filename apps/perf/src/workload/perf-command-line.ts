@@ -1,7 +1,16 @@
 import { parseArgs } from 'node:util';
 import { FAILOVER_SIGNALS, type FailoverSignal } from './failover-scenario.js';
 
-export const SCENARIOS = ['metadata', 'kafka', 'open-loop', 'sweep', 'failover', 'peers'] as const;
+export const SCENARIOS = [
+  'metadata',
+  'kafka',
+  'open-loop',
+  'sweep',
+  'failover',
+  'peers',
+  'restart',
+  'catch-up',
+] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 /** The exit code for a bad command line, as `pnpm bench`'s and the test server's. */
@@ -24,8 +33,10 @@ export interface PerfOptions {
   /** sweep: the offered throughputs (records/s) and record sizes, every pair a point. */
   readonly throughputs: readonly number[];
   readonly recordSizes: readonly number[];
-  /** failover: what the leader is sent. */
+  /** failover: what the leader is sent; restart: what the stopped nodes are sent. */
   readonly signal: FailoverSignal;
+  /** restart: the log built before the restarts. */
+  readonly logSizeBytes: number;
 }
 
 export type PerfCommand =
@@ -44,7 +55,15 @@ const DEFAULTS: Record<Scenario, { throughput: number; durationSeconds: number; 
   sweep: { throughput: 5_000, durationSeconds: 5, warmupSeconds: 2 },
   failover: { throughput: 5_000, durationSeconds: 30, warmupSeconds: 5 },
   peers: { throughput: 5_000, durationSeconds: 10, warmupSeconds: 2 },
+  // restart: the workload while the quorum and the follower restart (the log is built at full speed).
+  restart: { throughput: 5_000, durationSeconds: 0, warmupSeconds: 0 },
+  // catch-up: metadata records; the duration is each latency window before the restart. The
+  // follower waits for the leader's retention (a minute after its start) anyway: longer costs nothing.
+  'catch-up': { throughput: 2_000, durationSeconds: 10, warmupSeconds: 10 },
 };
+/** restart: a log that fits a loaded 2-core machine and its disk three times over in a minute or so. */
+const DEFAULT_LOG_SIZE_MEBIBYTES = 256;
+const MAX_LOG_SIZE_MEBIBYTES = 64 * 1024;
 const DEFAULT_SWEEP_THROUGHPUTS = [5_000, 20_000, 80_000];
 const DEFAULT_SWEEP_RECORD_SIZES = [256, 1_024];
 /** A sweep is a few short runs, not a grid that takes an afternoon. */
@@ -71,20 +90,24 @@ export function perfUsage(): string {
     '  sweep      short kafka runs over --throughputs × --record-sizes: the throughput-latency curve',
     "  failover   SIGKILL (or --signal TERM) to the leader under Kafka's workload, K trials: time to a new leader and its first commit",
     '  peers      the same workload shape on 3-member etcd and ZooKeeper (Debian packages) where installed',
+    '  restart    builds a --log-size log, restarts the whole quorum and one follower on it (SIGTERM, or --kill): open, leader, catch-up times',
+    "  catch-up   a follower stopped until the leader's log start passes its end, restarted: FetchSnapshot, catch-up, leader p99",
     '',
     'Options:',
     '  --nodes <1|3|5>          voters (default 3)',
-    '  --duration <s>           measured run time (metadata 20, kafka 30, open-loop 15, sweep 5 per point, peers 10)',
-    '  --throughput <n>         records/s offered (metadata 2000, kafka 5000, open-loop 400000)',
-    '  --warmup <s>             unmeasured seconds before the window (JIT, first batches; default 5, sweep 2)',
-    '  --record-size <bytes>    kafka: record size (default 256)',
+    '  --duration <s>           measured run time (metadata 20, kafka 30, open-loop 15, sweep 5 per point, peers 10, catch-up 10 per latency window)',
+    '  --throughput <n>         records/s offered (metadata and catch-up 2000, kafka and restart 5000, open-loop 400000)',
+    '  --warmup <s>             unmeasured seconds before the window (JIT, first batches; default 5, sweep 2, catch-up 10)',
+    '  --record-size <bytes>    kafka, restart: record size (default 256)',
     '  --linger <ms>            kafka: controller.quorum.append.linger.ms (default 25)',
     '  --trials <n>             failover: how many leaders to kill (default 3)',
-    '  --signal <KILL|TERM>     failover: what the leader is sent (default KILL)',
+    '  --signal <KILL|TERM>     failover: what the leader is sent (default KILL); restart: what the nodes are sent (default TERM)',
+    '  --kill                   the same as --signal KILL',
+    `  --log-size <MiB>         restart: the log built before the restarts (default ${DEFAULT_LOG_SIZE_MEBIBYTES}; 2 GiB: 2048)`,
     `  --throughputs <a,b,..>   sweep: offered records/s (default ${DEFAULT_SWEEP_THROUGHPUTS.join(',')})`,
     `  --record-sizes <a,b,..>  sweep: record sizes in bytes (default ${DEFAULT_SWEEP_RECORD_SIZES.join(',')})`,
-    '  --snapshot-bytes <n>     metadata: metadata.log.max.record.bytes.between.snapshots (default 65536)',
-    '  --seed <n>               metadata: the workload seed (default 1)',
+    '  --snapshot-bytes <n>     metadata, catch-up: metadata.log.max.record.bytes.between.snapshots (default 65536)',
+    '  --seed <n>               metadata, catch-up: the workload seed (default 1)',
     '  --out <dir>              results directory (default <tmp>/kraft-perf-results)',
     '  --keep                   keep the run dir (configs, logs, stderr) even when it passes',
     '  -h, --help               print this and exit',
@@ -144,7 +167,12 @@ export function parsePerfCommandLine(args: readonly string[]): PerfCommand {
         `a sweep has at most ${MAX_SWEEP_POINTS} points, got ${throughputs.length * recordSizes.length}`,
       );
     }
-    const signal = (values.signal ?? 'KILL').toUpperCase().replace(/^SIG/, '');
+    if (values.kill === true && values.signal !== undefined)
+      throw new RangeError('--kill and --signal exclude each other');
+    const defaultSignal = scenario === 'restart' ? 'TERM' : 'KILL';
+    const signal = (values.kill === true ? 'KILL' : (values.signal ?? defaultSignal))
+      .toUpperCase()
+      .replace(/^SIG/, '');
     if (!(FAILOVER_SIGNALS as readonly string[]).includes(signal)) {
       throw new RangeError(`--signal must be one of ${FAILOVER_SIGNALS.join(', ')}, got '${values.signal}'`);
     }
@@ -172,6 +200,10 @@ export function parsePerfCommandLine(args: readonly string[]): PerfCommand {
         throughputs,
         recordSizes,
         signal: signal as FailoverSignal,
+        logSizeBytes:
+          integer('log-size', values['log-size'], DEFAULT_LOG_SIZE_MEBIBYTES, 1, MAX_LOG_SIZE_MEBIBYTES) *
+          1024 *
+          1024,
       },
     };
   } catch (error) {
@@ -192,6 +224,8 @@ function parse(args: readonly string[]) {
       linger: { type: 'string' },
       trials: { type: 'string' },
       signal: { type: 'string' },
+      kill: { type: 'boolean' },
+      'log-size': { type: 'string' },
       throughputs: { type: 'string' },
       'record-sizes': { type: 'string' },
       warmup: { type: 'string' },

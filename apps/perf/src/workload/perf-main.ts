@@ -1,5 +1,6 @@
 // `pnpm perf <scenario> [options]`: the workload generator (ADR 0027). Usage: perf-command-line.ts.
 
+import { runCatchUpScenario } from './catch-up-scenario.js';
 import { runFailoverScenario } from './failover-scenario.js';
 import { runKafkaScenario } from './kafka-scenario.js';
 import { LocalQuorum } from './local-quorum.js';
@@ -8,6 +9,7 @@ import { PeerCluster } from './peers/peer-cluster.js';
 import { runPeersScenario } from './peers/peers-scenario.js';
 import { type PerfOptions, parsePerfCommandLine, USAGE_EXIT_CODE } from './perf-command-line.js';
 import { renderReportHtml, writeReport } from './report/render-report.js';
+import { runRestartScenario } from './restart-scenario.js';
 import { defaultResultsDirectory, writeResults } from './results.js';
 import { type ScenarioResult, scenarioSummary } from './scenario-summary.js';
 import { runSweepScenario } from './sweep-scenario.js';
@@ -40,6 +42,10 @@ function runScenario(options: PerfOptions): Promise<ScenarioResult> {
       return runFailoverScenario(options);
     case 'peers':
       return runPeersScenario(options, progress);
+    case 'restart':
+      return runRestartScenario(options);
+    case 'catch-up':
+      return runCatchUpScenario(options);
   }
 }
 

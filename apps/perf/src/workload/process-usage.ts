@@ -9,6 +9,10 @@ export interface ProcessUsage {
   readonly peakRssBytes: number;
   /** write_bytes (`/proc/<pid>/io`): bytes the process caused to be written to storage. */
   readonly writeBytes: number;
+  /** read_bytes (`/proc/<pid>/io`): bytes the process caused to be read from storage (not the page cache). */
+  readonly readBytes: number;
+  /** rchar (`/proc/<pid>/io`): bytes its read calls returned, page cache and sockets included. */
+  readonly readChars: number;
 }
 
 let clockTicksPerSecond: number | undefined;
@@ -30,11 +34,16 @@ export function parseProcessUsage(stat: string, status: string, io: string, tick
   const utime = Number(fields[11]);
   const stime = Number(fields[12]);
   const hwm = /^VmHWM:\s+(\d+) kB$/m.exec(status);
-  const written = /^write_bytes:\s+(\d+)$/m.exec(io);
+  const ioField = (name: string) => {
+    const match = new RegExp(`^${name}:\\s+(\\d+)$`, 'm').exec(io);
+    return match === null ? 0 : Number(match[1]);
+  };
   return {
     cpuSeconds: (utime + stime) / ticks,
     peakRssBytes: hwm === null ? 0 : Number(hwm[1]) * 1024,
-    writeBytes: written === null ? 0 : Number(written[1]),
+    writeBytes: ioField('write_bytes'),
+    readBytes: ioField('read_bytes'),
+    readChars: ioField('rchar'),
   };
 }
 

@@ -1,8 +1,10 @@
+import { type CatchUpScenarioResult, catchUpSummary } from './catch-up-scenario.js';
 import { type FailoverScenarioResult, failoverSummary } from './failover-scenario.js';
 import { type KafkaScenarioResult, kafkaSummary } from './kafka-scenario.js';
 import type { MetadataScenarioResult } from './metadata-scenario.js';
 import { metadataSummary } from './metadata-summary.js';
 import { type PeersScenarioResult, peersSummary } from './peers/peers-scenario.js';
+import { type RestartScenarioResult, restartSummary } from './restart-scenario.js';
 import type { MarkdownSummary } from './results.js';
 import { type SweepScenarioResult, sweepSummary } from './sweep-scenario.js';
 
@@ -11,7 +13,9 @@ export type ScenarioResult =
   | KafkaScenarioResult
   | SweepScenarioResult
   | FailoverScenarioResult
-  | PeersScenarioResult;
+  | PeersScenarioResult
+  | RestartScenarioResult
+  | CatchUpScenarioResult;
 
 /** Every scenario's Markdown table, from its result alone (so a saved result renders again). */
 export function scenarioSummary(result: ScenarioResult): MarkdownSummary {
@@ -27,5 +31,9 @@ export function scenarioSummary(result: ScenarioResult): MarkdownSummary {
       return failoverSummary(result);
     case 'peers':
       return peersSummary(result);
+    case 'restart':
+      return restartSummary(result);
+    case 'catch-up':
+      return catchUpSummary(result);
   }
 }

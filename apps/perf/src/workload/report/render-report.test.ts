@@ -8,9 +8,17 @@ import {
   failoverTimelineRows,
   latencyCdfRows,
   reportCharts,
+  restartTimelineRows,
   sweepCurveRows,
 } from './report-charts.js';
-import { failoverFixture, kafkaFixture, reportFixtures, sweepFixture } from './report-fixtures.js';
+import {
+  catchUpFixture,
+  failoverFixture,
+  kafkaFixture,
+  reportFixtures,
+  restartFixture,
+  sweepFixture,
+} from './report-fixtures.js';
 
 /** How many drawn marks of `kind` (Vega's `mark-<kind>` groups) an SVG holds: paths inside them. */
 function marks(svg: string, kind: string): number {
@@ -71,6 +79,30 @@ describe('report charts', () => {
     expect(marks(await renderChartSvg(cdf as never), 'line')).toBe(2 + 6);
     expect(marks(await renderChartSvg(failover as never), 'rect')).toBe(4);
     expect(marks(await renderChartSvg(cpu as never), 'rect')).toBe(3 * 7);
+  });
+});
+
+describe('restart and catch-up timelines', () => {
+  it('draw each restart and catch-up as consecutive stages from the spawn', async () => {
+    const results = [restartFixture(), catchUpFixture()];
+    const charts = reportCharts(results);
+    expect(charts.map((chart) => chart.title)).toEqual(['Restart and catch-up timelines']);
+    const rows = restartTimelineRows(results);
+    expect(rows.map((row) => [row.trial, row.phase, row.fromMs, row.toMs])).toEqual([
+      ['restart SIGKILL: whole quorum', 'spawn → leader', 0, 9_000],
+      ['restart SIGKILL: whole quorum', '→ first commit', 9_000, 10_300],
+      ['restart SIGKILL: whole quorum', '→ new records committed', 10_300, 11_000],
+      ['restart SIGKILL: follower 1', 'spawn → log opened', 0, 3_600],
+      ['restart SIGKILL: follower 1', '→ caught up', 3_600, 4_600],
+      ['catch-up: follower 2', 'spawn → log opened', 0, 2_650],
+      ['catch-up: follower 2', '→ snapshot installed', 2_650, 2_880],
+      ['catch-up: follower 2', '→ caught up', 2_880, 3_110],
+    ]);
+    expect(marks(await renderChartSvg(charts[0] as never), 'rect')).toBe(8);
+    const html = await renderReportHtml(results, { generatedAt: '2026-01-01T00:00:00Z' });
+    expect(html).toContain('restart: 256.0 MiB log, 3 nodes, SIGKILL');
+    expect(html).toContain('follower log = leader committed log');
+    expect(html).toContain('catch-up: 3 nodes, metadata workload');
   });
 });
 

@@ -2,9 +2,11 @@
 // `pnpm perf report` draws from the JSON exactly what the run drew.
 import { decodeFromCompressedBase64 } from 'hdr-histogram-js';
 import type { TopLevelSpec } from 'vega-lite';
+import type { CatchUpScenarioResult } from '../catch-up-scenario.js';
 import type { FailoverScenarioResult } from '../failover-scenario.js';
 import type { KafkaScenarioResult } from '../kafka-scenario.js';
 import type { PeersScenarioResult } from '../peers/peers-scenario.js';
+import type { RestartScenarioResult } from '../restart-scenario.js';
 import type { SweepScenarioResult } from '../sweep-scenario.js';
 
 /** A saved result of any scenario the report draws. */
@@ -13,6 +15,8 @@ export type ReportedResult =
   | FailoverScenarioResult
   | SweepScenarioResult
   | PeersScenarioResult
+  | RestartScenarioResult
+  | CatchUpScenarioResult
   | { readonly scenario: 'metadata' };
 
 /** A labelled latency histogram (microseconds, compressed base64). */
@@ -194,27 +198,104 @@ export function failoverTimelineRows(results: readonly ReportedResult[]) {
   );
 }
 
-function failoverChart(results: readonly ReportedResult[]): ReportChart | undefined {
-  const values = failoverTimelineRows(results);
+/** One stage of a timeline: a bar from `fromMs` to `toMs` on the row `trial`, coloured by `phase`. */
+interface TimelineRow {
+  readonly trial: string;
+  readonly phase: string;
+  readonly fromMs: number;
+  readonly toMs: number;
+}
+
+/** Bars per row, one per phase: the failover and restart timelines share the shape. */
+function timelineChart(
+  title: string,
+  caption: string,
+  axisTitle: string,
+  values: readonly TimelineRow[],
+): ReportChart | undefined {
   if (values.length === 0) return undefined;
   return {
-    title: 'Failover timelines',
-    caption:
-      'From the signal to the leader (0) to the first stats line of a new leader, then to its first commit past everything committed before.',
+    title,
+    caption,
     spec: {
       $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
       width: WIDTH,
       height: { step: 28 },
-      data: { values },
+      data: { values: [...values] },
       mark: { type: 'bar' },
       encoding: {
         y: { field: 'trial', type: 'nominal', title: null, sort: null },
-        x: { field: 'fromMs', type: 'quantitative', title: 'ms after the signal' },
+        x: { field: 'fromMs', type: 'quantitative', title: axisTitle },
         x2: { field: 'toMs' },
         color: { field: 'phase', type: 'nominal', title: 'phase', sort: null },
       },
     },
   };
+}
+
+function failoverChart(results: readonly ReportedResult[]): ReportChart | undefined {
+  return timelineChart(
+    'Failover timelines',
+    'From the signal to the leader (0) to the first stats line of a new leader, then to its first commit past everything committed before.',
+    'ms after the signal',
+    failoverTimelineRows(results),
+  );
+}
+
+/** Consecutive phases from the spawn (0), each ending at its time; a missing time ends the row. */
+function stages(trial: string, ends: readonly (readonly [string, number | undefined])[]): TimelineRow[] {
+  const rows: TimelineRow[] = [];
+  let fromMs = 0;
+  for (const [phase, toMs] of ends) {
+    if (toMs === undefined || !Number.isFinite(toMs)) break;
+    rows.push({ trial, phase, fromMs, toMs: Math.max(fromMs, toMs) });
+    fromMs = Math.max(fromMs, toMs);
+  }
+  return rows;
+}
+
+/** `[{trial, phase, fromMs, toMs}]` from the spawn: restarted quorums and followers, catch-ups. */
+export function restartTimelineRows(results: readonly ReportedResult[]): TimelineRow[] {
+  return results.flatMap((result) => {
+    if (result.scenario === 'restart') {
+      const signal = `SIG${result.options.signal}`;
+      const { quorumRestart: quorum, followerRestart: follower } = result;
+      return [
+        ...(quorum === undefined
+          ? []
+          : stages(`restart ${signal}: whole quorum`, [
+              ['spawn → leader', quorum.launchToLeaderMs],
+              ['→ first commit', quorum.launchToFirstCommitMs],
+              // Older results lack it: the row then ends at the first commit.
+              ['→ new records committed', quorum.launchToWorkloadCommitMs],
+            ])),
+        ...(follower === undefined
+          ? []
+          : stages(`restart ${signal}: follower ${follower.nodeId}`, [
+              ['spawn → log opened', follower.open.launchToLogOpenedMs],
+              ['→ caught up', follower.launchToCaughtUpMs],
+            ])),
+      ];
+    }
+    if (result.scenario === 'catch-up' && result.catchUp !== undefined) {
+      const catchUp = result.catchUp;
+      return stages(`catch-up: follower ${catchUp.nodeId}`, [
+        ['spawn → log opened', catchUp.open.launchToLogOpenedMs],
+        ['→ snapshot installed', catchUp.launchToSnapshotInstalledMs],
+        ['→ caught up', catchUp.launchToCaughtUpMs],
+      ]);
+    }
+    return [];
+  });
+}
+
+function restartChart(results: readonly ReportedResult[]): ReportChart | undefined {
+  return timelineChart(
+    'Restart and catch-up timelines',
+    "From the spawn (0) to the node's `opened log` line, a snapshot installed, caught up with the leader's high watermark; for a whole quorum, to the first leader and its first commit.",
+    'ms after the spawn',
+    restartTimelineRows(results),
+  );
 }
 
 /** `[{run, node, cpuSecondsPerMebibyte}]` for every latency-bearing run. */
@@ -261,6 +342,7 @@ export function reportCharts(results: readonly ReportedResult[]): ReportChart[] 
     sweepChart(results),
     latencyCdfChart(latencySeries(results)),
     failoverChart(results),
+    restartChart(results),
     cpuChart(runs),
   ].filter((chart): chart is ReportChart => chart !== undefined);
 }

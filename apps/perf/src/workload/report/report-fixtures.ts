@@ -1,9 +1,11 @@
 // Small saved results of every charted scenario, for the report's tests: real HdrHistograms
 // (encoded as the test server prints them), made up figures.
 import { build, encodeIntoCompressedBase64 } from 'hdr-histogram-js';
+import type { CatchUpScenarioResult } from '../catch-up-scenario.js';
 import type { FailoverScenarioResult } from '../failover-scenario.js';
 import type { KafkaScenarioResult } from '../kafka-scenario.js';
 import type { PeersScenarioResult } from '../peers/peers-scenario.js';
+import type { RestartScenarioResult } from '../restart-scenario.js';
 import type { ScenarioResult } from '../scenario-summary.js';
 import type { SweepScenarioResult } from '../sweep-scenario.js';
 
@@ -155,6 +157,90 @@ export function peersFixture(): PeersScenarioResult {
         figures: undefined,
       },
     ],
+  };
+}
+
+const openFixture = (nodeId: number, launchToLogOpenedMs: number, clean: boolean) => ({
+  nodeId,
+  launchToLogOpenedMs,
+  logOpenMs: 80,
+  clean,
+  logStartOffset: 0,
+  logEndOffset: 16_000,
+  segments: 1,
+});
+
+export function restartFixture(): RestartScenarioResult {
+  return {
+    scenario: 'restart',
+    ...PASSED,
+    options: {
+      nodeCount: 3,
+      logSizeBytes: 256 * 1024 * 1024,
+      throughputRecordsPerSecond: 5_000,
+      recordSizeBytes: 256,
+      signal: 'KILL',
+      keepDirectory: false,
+    },
+    resolutionMs: 100,
+    build: { durationMs: 11_000, logBytes: 262 * 1024 * 1024, highWatermark: 16_657 },
+    quorumRestart: {
+      committedBefore: 16_657,
+      epochBefore: 1,
+      opens: [openFixture(1, 8_800, false), openFixture(2, 8_900, false), openFixture(3, 9_500, false)],
+      launchToLeaderMs: 9_000,
+      launchToFirstCommitMs: 10_300,
+      launchToWorkloadCommitMs: 11_000,
+      leaderId: 2,
+      epoch: 2,
+    },
+    followerRestart: {
+      nodeId: 1,
+      logBytesAtStop: 230 * 1024 * 1024,
+      targetHighWatermark: 36_565,
+      open: openFixture(1, 3_600, false),
+      launchToLeaderKnownMs: 4_000,
+      launchToCaughtUpMs: 4_600,
+      readBytes: 0,
+      readChars: 575 * 1024 * 1024,
+      peakRssBytes: 197 * 1024 * 1024,
+    },
+    prefixCheck: { throughOffset: 54_573, bytes: 271 * 1024 * 1024, matches: true },
+  };
+}
+
+export function catchUpFixture(): CatchUpScenarioResult {
+  const latency = { intervals: 40, medianP99Ms: 40, maxP99Ms: 250 };
+  return {
+    scenario: 'catch-up',
+    ...PASSED,
+    options: {
+      nodeCount: 3,
+      durationMs: 10_000,
+      warmupMs: 10_000,
+      throughputRecordsPerSecond: 2_000,
+      snapshotThresholdBytes: 65_536,
+      seed: 1,
+    },
+    leaderId: 1,
+    catchUp: {
+      nodeId: 2,
+      logEndOffsetAtStop: 40_395,
+      leaderLogStartOffset: 43_575,
+      downMs: 38_000,
+      targetHighWatermark: 116_818,
+      open: openFixture(2, 2_650, true),
+      launchToSnapshotInstalledMs: 2_880,
+      launchToCaughtUpMs: 3_110,
+      snapshot: { offset: 122_177, epoch: 1, sizeInBytes: 110_000 },
+      readChars: 6 * 1024 * 1024,
+      peakRssBytes: 139 * 1024 * 1024,
+      logStartOffsetAfter: 122_177,
+    },
+    latencyBefore: latency,
+    latencyBeforeRestart: latency,
+    latencyDuring: { intervals: 3, medianP99Ms: 120, maxP99Ms: 350 },
+    digests: [1, 2, 3].map((nodeId) => ({ nodeId, offset: 130_000, digest: 'ab' })),
   };
 }
 
