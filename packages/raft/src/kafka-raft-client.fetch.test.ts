@@ -203,43 +203,14 @@ describe('Fetch handling by the leader', () => {
   });
 
   it('answers at once a caught-up follower that knows no high watermark, instead of holding its fetch', async () => {
-    const context = await RaftClientTestContext.builder(0, [0, 1, 2]).build();
-    const epoch = await context.becomeLeader();
-    await context.advanceHighWatermarkAsLeader();
-    const end = context.log.endOffset();
-    context.deliverRequest(
-      FETCH,
-      context.fetchRequest({
-        epoch,
-        replicaId: 2,
-        fetchOffset: end,
-        lastFetchedEpoch: epoch,
-        maxWaitMs: 500,
-        highWatermark: undefined,
-      }),
-      2,
-    );
+    const { context, epoch } = await leaderWithCaughtUpFetch({ replicaId: 2, highWatermark: undefined });
     await context.poll();
     const partition = context.assertSentFetchPartitionResponse({ epoch, leaderId: 0 });
     expect(Number(partition.highWatermark)).toBe(context.client.highWatermark());
   });
 
   it('parks a fetch with no new data until the leader appends', async () => {
-    const context = await RaftClientTestContext.builder(0, [0, 1, 2]).build();
-    const epoch = await context.becomeLeader();
-    await context.advanceHighWatermarkAsLeader();
-    const end = context.log.endOffset();
-    context.deliverRequest(
-      FETCH,
-      context.fetchRequest({
-        epoch,
-        replicaId: 1,
-        fetchOffset: end,
-        lastFetchedEpoch: epoch,
-        maxWaitMs: 500,
-      }),
-      1,
-    );
+    const { context, epoch, end } = await leaderWithCaughtUpFetch();
     await context.poll();
     expect(context.sentResponses(FETCH)).toHaveLength(0);
     context.client.scheduleAppend(epoch, [Buffer.from('new')]);
@@ -249,21 +220,7 @@ describe('Fetch handling by the leader', () => {
   });
 
   it('answers a parked fetch with the empty response when its wait expires', async () => {
-    const context = await RaftClientTestContext.builder(0, [0, 1, 2]).build();
-    const epoch = await context.becomeLeader();
-    await context.advanceHighWatermarkAsLeader();
-    const end = context.log.endOffset();
-    context.deliverRequest(
-      FETCH,
-      context.fetchRequest({
-        epoch,
-        replicaId: 1,
-        fetchOffset: end,
-        lastFetchedEpoch: epoch,
-        maxWaitMs: 500,
-      }),
-      1,
-    );
+    const { context, epoch } = await leaderWithCaughtUpFetch();
     await context.poll();
     context.sleep(499);
     await context.poll();
@@ -370,6 +327,34 @@ describe('Fetch handling by the leader', () => {
     expect(Number(partition.observers[0]!.lastFetchTimestamp)).toBe(context.time.milliseconds());
   });
 });
+
+/**
+ * A leader of three voters with its high watermark at its log end, and a Fetch at that end with
+ * a 500 ms wait delivered from `replicaId` (by default a follower that knows the high watermark).
+ */
+async function leaderWithCaughtUpFetch(
+  fetch: { replicaId?: number; highWatermark?: number | undefined } = {},
+) {
+  const context = await RaftClientTestContext.builder(0, [0, 1, 2]).build();
+  const epoch = await context.becomeLeader();
+  await context.advanceHighWatermarkAsLeader();
+  const end = context.log.endOffset();
+  const replicaId = fetch.replicaId ?? 1;
+  const known = 'highWatermark' in fetch ? { highWatermark: fetch.highWatermark } : {};
+  context.deliverRequest(
+    FETCH,
+    context.fetchRequest({
+      epoch,
+      replicaId,
+      fetchOffset: end,
+      lastFetchedEpoch: epoch,
+      maxWaitMs: 500,
+      ...known,
+    }),
+    replicaId,
+  );
+  return { context, epoch, end };
+}
 
 /** The one partition of a Fetch request the client sent. */
 function fetchPartitionOf(request: OutboundRequest) {
