@@ -4,7 +4,7 @@
  * Runs StrykerJS (stryker.config.json) at low priority. With no option it mutates the consensus
  * rules listed in the config; `--package` mutates a whole package's sources instead (slow: hours on
  * two cores), `--mutate` a glob or a `file.ts:from-to` line range (repeatable; wins over
- * `--package`). Anything else is passed to `stryker run` unchanged (`--incremental false`,
+ * `--package`). Anything else is passed to `stryker run` unchanged (`--incrementalFile <path>`,
  * `--force`, `--logLevel debug`). See docs/reliability.md, "Mutation testing".
  */
 import { spawnSync } from 'node:child_process';

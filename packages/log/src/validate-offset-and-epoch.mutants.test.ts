@@ -46,11 +46,13 @@ describe('validateOffsetAndEpoch: the log start and snapshot bounds', () => {
     expect(log.validateOffsetAndEpoch(0, 1)).toEqual({ kind: 'snapshot', offsetAndEpoch: snapshotId });
   });
 
-  it('an offset below the log start, even in the snapshot epoch, or an epoch older than the snapshot is answered with the snapshot', () => {
+  it('an offset below the log start, the log start in another epoch than the snapshot, or an older epoch is answered with the snapshot', () => {
     const { log, snapshotId } = snapshottedLog();
     expect(log.startOffset()).toBe(24);
     expect(log.validateOffsetAndEpoch(22, 3)).toEqual({ kind: 'snapshot', offsetAndEpoch: snapshotId });
     expect(log.validateOffsetAndEpoch(30, 1)).toEqual({ kind: 'snapshot', offsetAndEpoch: snapshotId });
+    // At the log start itself only the snapshot's own epoch is valid.
+    expect(log.validateOffsetAndEpoch(24, 5)).toEqual({ kind: 'snapshot', offsetAndEpoch: snapshotId });
     expect(log.validateOffsetAndEpoch(24, 3)).toEqual({ kind: 'valid' });
   });
 });
