@@ -60,12 +60,14 @@ export interface ResponseDataByApiKey {
 /** The api keys the core speaks. */
 export type RaftApiKeyValue = Keys[keyof Keys];
 /** The api keys of the requests the core itself sends (and so of the responses it reads). */
-export type OutboundApiKey =
-  | Keys['FETCH']
-  | Keys['VOTE']
-  | Keys['BEGIN_QUORUM_EPOCH']
-  | Keys['END_QUORUM_EPOCH']
-  | Keys['FETCH_SNAPSHOT'];
+export type OutboundApiKey = (typeof OUTBOUND_API_KEY_LIST)[number];
+const OUTBOUND_API_KEY_LIST = [
+  RaftApiKey.FETCH,
+  RaftApiKey.VOTE,
+  RaftApiKey.BEGIN_QUORUM_EPOCH,
+  RaftApiKey.END_QUORUM_EPOCH,
+  RaftApiKey.FETCH_SNAPSHOT,
+] as const;
 
 /**
  * What a transport failure delivers instead of a response (see the `NetworkChannel` port):
@@ -94,13 +96,7 @@ export type TypedInboundRequest = { [K in RaftApiKeyValue]: RaftRequestOf<K> }[R
 export type TypedInboundResponse = { [K in OutboundApiKey]: RaftResponseOf<K> }[OutboundApiKey];
 
 const HANDLED_API_KEYS: ReadonlySet<number> = new Set(Object.values(RaftApiKey));
-const OUTBOUND_API_KEYS: ReadonlySet<number> = new Set([
-  RaftApiKey.FETCH,
-  RaftApiKey.VOTE,
-  RaftApiKey.BEGIN_QUORUM_EPOCH,
-  RaftApiKey.END_QUORUM_EPOCH,
-  RaftApiKey.FETCH_SNAPSHOT,
-]);
+const OUTBOUND_API_KEYS: ReadonlySet<number> = new Set(OUTBOUND_API_KEY_LIST);
 
 /**
  * The port's contract, stated once: the transport decoded `data` with the codec `apiKey` names.
