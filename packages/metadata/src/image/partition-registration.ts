@@ -6,8 +6,8 @@ import type { PartitionRecordData } from '../records/partition-record.js';
 import { type ApiMessageAndVersionOf, apiMessageAndVersion } from '../serde/api-message-and-version.js';
 import { DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED } from './directory-id.js';
 import type { ImageWriterOptions } from './image-writer-options.js';
+import type { PartitionListInterner } from './partition-list-interner.js';
 import type { PartitionRegistration } from './topics-image.js';
-import type { UuidInterner } from './uuid-interner.js';
 
 /** PartitionChangeRecord.leader when the leader does not change. */
 export const NO_LEADER_CHANGE = -2;
@@ -47,37 +47,37 @@ export function partitionChange(
  * known ELR becomes empty.
  *
  * An image holds a million of these, so each is kept small: one object with a fixed shape (no
- * spread of the decoded record), the topic's own id object instead of the record's copy,
- * directory ids interned, an ISR equal to the replicas shares their array, and empty lists share
- * one frozen array.
+ * spread of the decoded record), the topic's own id object instead of the record's copy, and
+ * every list interned (`PartitionListInterner`): equal lists are one array, empty lists one
+ * frozen array.
  */
 export function registrationOf(
   record: PartitionRecordData,
   topicId: Uuid,
-  directoryIds: UuidInterner,
+  lists: PartitionListInterner,
 ): PartitionRegistration {
   checkRecoveryState(record.leaderRecoveryState);
-  const replicas = shared(record.replicas);
+  const replicas = lists.replicas(record.replicas);
   const directories =
     record.directories.length === 0 && replicas.length > 0
-      ? replicas.map(() => DIRECTORY_MIGRATING)
-      : directoryIds.internAll(record.directories);
+      ? lists.directories(replicas.map(() => DIRECTORY_MIGRATING))
+      : lists.directories(record.directories);
   checkDirectories(replicas, directories);
   return registration(
     {
       partitionId: record.partitionId,
       topicId,
       replicas,
-      isr: sameReplicas(record.isr, replicas) ? replicas : shared(record.isr),
-      removingReplicas: shared(record.removingReplicas),
-      addingReplicas: shared(record.addingReplicas),
+      isr: lists.replicas(record.isr),
+      removingReplicas: lists.replicas(record.removingReplicas),
+      addingReplicas: lists.replicas(record.addingReplicas),
       leader: record.leader,
       leaderRecoveryState: record.leaderRecoveryState,
       leaderEpoch: record.leaderEpoch,
       partitionEpoch: record.partitionEpoch,
       directories,
-      eligibleLeaderReplicas: shared(record.eligibleLeaderReplicas ?? NO_REPLICAS),
-      lastKnownElr: shared(record.lastKnownElr ?? NO_REPLICAS),
+      eligibleLeaderReplicas: lists.replicas(record.eligibleLeaderReplicas ?? NO_REPLICAS),
+      lastKnownElr: lists.replicas(record.lastKnownElr ?? NO_REPLICAS),
     },
     record,
   );
@@ -92,16 +92,16 @@ export function registrationOf(
 export function mergePartitionChange(
   current: PartitionRegistration,
   change: PartitionChangeRecordData,
-  directoryIds: UuidInterner,
+  lists: PartitionListInterner,
 ): PartitionRegistration {
-  const replicas = change.replicas === null ? current.replicas : shared(change.replicas);
-  const isr = change.isr === null ? current.isr : shared(change.isr);
+  const replicas = change.replicas === null ? current.replicas : lists.replicas(change.replicas);
+  const isr = change.isr === null ? current.isr : lists.replicas(change.isr);
   const directories =
     change.directories === null
       ? change.replicas === null
         ? current.directories
-        : carriedDirectories(current, change.replicas)
-      : directoryIds.internAll(change.directories);
+        : lists.directories(carriedDirectories(current, change.replicas))
+      : lists.directories(change.directories);
   checkDirectories(replicas, directories);
   const leaderChanged = change.leader !== NO_LEADER_CHANGE;
   let leaderRecoveryState = current.leaderRecoveryState;
@@ -114,10 +114,11 @@ export function mergePartitionChange(
       partitionId: current.partitionId,
       topicId: current.topicId,
       replicas,
-      isr: sameReplicas(isr, replicas) ? replicas : isr,
+      isr,
       removingReplicas:
-        change.removingReplicas === null ? current.removingReplicas : shared(change.removingReplicas),
-      addingReplicas: change.addingReplicas === null ? current.addingReplicas : shared(change.addingReplicas),
+        change.removingReplicas === null ? current.removingReplicas : lists.replicas(change.removingReplicas),
+      addingReplicas:
+        change.addingReplicas === null ? current.addingReplicas : lists.replicas(change.addingReplicas),
       leader: leaderChanged ? change.leader : current.leader,
       leaderRecoveryState,
       leaderEpoch: leaderChanged ? current.leaderEpoch + 1 : current.leaderEpoch,
@@ -126,9 +127,11 @@ export function mergePartitionChange(
       eligibleLeaderReplicas:
         change.eligibleLeaderReplicas === null
           ? (current.eligibleLeaderReplicas ?? NO_REPLICAS)
-          : shared(change.eligibleLeaderReplicas),
+          : lists.replicas(change.eligibleLeaderReplicas),
       lastKnownElr:
-        change.lastKnownElr === null ? (current.lastKnownElr ?? NO_REPLICAS) : shared(change.lastKnownElr),
+        change.lastKnownElr === null
+          ? (current.lastKnownElr ?? NO_REPLICAS)
+          : lists.replicas(change.lastKnownElr),
     },
     current,
   );
@@ -157,13 +160,6 @@ type RegistrationFields = {
       ? readonly E[] | null
       : PartitionRegistration[K];
 };
-
-function sameReplicas(left: readonly number[], right: readonly number[]): boolean {
-  if (left === right) return true;
-  if (left.length !== right.length) return false;
-  for (let index = 0; index < left.length; index += 1) if (left[index] !== right[index]) return false;
-  return true;
-}
 
 /**
  * The PartitionRecord that recreates `partition`, at the version `options` selects (Kafka's
@@ -228,12 +224,4 @@ function checkRecoveryState(state: number): void {
   if (state < 0 || state > MAX_LEADER_RECOVERY_STATE) {
     throw new MetadataReplayError(`invalid leader recovery state ${state}`);
   }
-}
-
-/**
- * The list an image keeps: the shared empty list, or an exact-size copy. A decoded list grew by
- * `push` and holds room for 17 elements (152 bytes for three replicas; the copy takes 40).
- */
-function shared(replicas: readonly number[]): readonly number[] {
-  return replicas.length === 0 ? NO_REPLICAS : replicas.slice();
 }

@@ -5,11 +5,11 @@ import type { PartitionChangeRecordData } from '../records/partition-change-reco
 import type { PartitionRecordData } from '../records/partition-record.js';
 import type { RemoveTopicRecordData } from '../records/remove-topic-record.js';
 import type { TopicRecordData } from '../records/topic-record.js';
+import { PartitionListInterner } from './partition-list-interner.js';
 import { mergePartitionChange, partitionChange, registrationOf } from './partition-registration.js';
 import { PersistentMapDelta } from './persistent-map-delta.js';
 import { TopicPartitions, TopicPartitionsDelta } from './topic-partitions.js';
 import { type PartitionRegistration, TopicImage, TopicsImage } from './topics-image.js';
-import { UuidInterner } from './uuid-interner.js';
 
 /**
  * Changes to the topics (Kafka's `TopicsDelta`). Partitions of each touched topic change in their
@@ -22,8 +22,8 @@ export class TopicsDelta {
   private readonly topicsByName: PersistentMapDelta<string, TopicImage>;
   private readonly partitionChanges = new Map<string, TopicPartitionsDelta>();
   private readonly created = new Set<string>();
-  /** The base image's interner; a fresh one on an image with no topics, which holds no directory id. */
-  private readonly directoryIds: UuidInterner;
+  /** The base image's interner; a fresh one on an image with no topics, which holds no list. */
+  private readonly lists: PartitionListInterner;
   /** The topic the previous record touched: records come grouped by topic, so most lookups stop here. */
   private lastTouched: TopicPartitionsDelta | undefined;
 
@@ -31,7 +31,7 @@ export class TopicsDelta {
     this.image = image;
     this.topicsById = new PersistentMapDelta(image.topicsById);
     this.topicsByName = new PersistentMapDelta(image.topicsByName);
-    this.directoryIds = image.isEmpty() ? new UuidInterner() : image.directoryIds;
+    this.lists = image.isEmpty() ? new PartitionListInterner() : image.lists;
   }
 
   /** TopicRecord: creates the topic, with no partitions yet. */
@@ -52,7 +52,7 @@ export class TopicsDelta {
    */
   replayPartition(record: PartitionRecordData): void {
     const partitions = this.partitionsOf(record.topicId);
-    partitions.set(record.partitionId, registrationOf(record, partitions.topicId, this.directoryIds));
+    partitions.set(record.partitionId, registrationOf(record, partitions.topicId, this.lists));
   }
 
   /**
@@ -69,7 +69,7 @@ export class TopicsDelta {
         `no partition ${record.partitionId} in topic ${record.topicId} to change`,
       );
     }
-    partitions.set(record.partitionId, mergePartitionChange(current, record, this.directoryIds));
+    partitions.set(record.partitionId, mergePartitionChange(current, record, this.lists));
   }
 
   /** Removes the topic and returns its name (its configs go with it). */
@@ -129,7 +129,7 @@ export class TopicsDelta {
       this.topicsByName.set(next.name, next);
     }
     if (!this.topicsById.hasChanges() && !this.topicsByName.hasChanges()) return this.image;
-    return new TopicsImage(this.topicsById.seal(), this.topicsByName.seal(), this.directoryIds);
+    return new TopicsImage(this.topicsById.seal(), this.topicsByName.seal(), this.lists);
   }
 
   private clearElrOf(topicId: Uuid): void {
@@ -142,7 +142,7 @@ export class TopicsDelta {
         mergePartitionChange(
           partition,
           partitionChange(topicId, partitionId, { eligibleLeaderReplicas: [], lastKnownElr: [] }),
-          this.directoryIds,
+          this.lists,
         ),
       );
     }

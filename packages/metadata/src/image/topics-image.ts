@@ -8,9 +8,9 @@ export { DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED } from './directory-id.js';
 
 import { latestRecord, sortedKeys } from './image-records.js';
 import type { ImageWriterOptions } from './image-writer-options.js';
+import { PartitionListInterner } from './partition-list-interner.js';
 import { partitionRecordOf } from './partition-registration.js';
 import type { TopicPartitions } from './topic-partitions.js';
-import { UuidInterner } from './uuid-interner.js';
 
 /**
  * A partition's state as a full PartitionRecord (Kafka's `PartitionRegistration`): replicas and
@@ -55,19 +55,20 @@ export class TopicsImage {
   readonly topicsById: PersistentMap<string, TopicImage>;
   readonly topicsByName: PersistentMap<string, TopicImage>;
   /**
-   * The directory ids the partitions hold, one object per value. Handed from each image to the
-   * deltas on it and on to the next image, so a log replayed one batch per delta still shares them.
+   * The lists and directory ids the partitions hold, one object per value. Handed from each image
+   * to the deltas on it and on to the next image, so a log replayed one batch per delta still
+   * shares them.
    */
-  readonly directoryIds: UuidInterner;
+  readonly lists: PartitionListInterner;
 
   constructor(
     topicsById: PersistentMap<string, TopicImage>,
     topicsByName: PersistentMap<string, TopicImage>,
-    directoryIds: UuidInterner = new UuidInterner(),
+    lists: PartitionListInterner = new PartitionListInterner(),
   ) {
     this.topicsById = topicsById;
     this.topicsByName = topicsByName;
-    this.directoryIds = directoryIds;
+    this.lists = lists;
   }
 
   /** The topic with this id; undefined if there is none. */

@@ -5,9 +5,9 @@ const MAX_INTERNED_UUIDS = 4096;
 
 /**
  * Hands out one `Uuid` object per distinct value, so a million partitions placed in a few dozen
- * directories hold a few dozen directory ids and not three million copies (each a `Uuid` and a
- * 16-byte `Buffer`, about 140 bytes). Keyed by a 32-bit mix of the bytes: a colliding value that
- * differs is returned as it is, never confused with the interned one. Bounded by `maxSize`.
+ * directories hold a few dozen directory ids and not three million copies (about 64 bytes
+ * each). Keyed by `Uuid.hash()`: a colliding value that differs is returned as it is, never
+ * confused with the interned one. Bounded by `maxSize`.
  */
 export class UuidInterner {
   private readonly byHash = new Map<number, Uuid>();
@@ -22,21 +22,10 @@ export class UuidInterner {
   }
 
   intern(uuid: Uuid): Uuid {
-    const bytes = uuid.bytes;
-    const hash =
-      (Math.imul(bytes.readInt32BE(0), 0x9e3779b1) ^
-        Math.imul(bytes.readInt32BE(4), 0x85ebca6b) ^
-        Math.imul(bytes.readInt32BE(8), 0xc2b2ae35) ^
-        bytes.readInt32BE(12)) |
-      0;
+    const hash = uuid.hash();
     const interned = this.byHash.get(hash);
     if (interned !== undefined) return interned.equals(uuid) ? interned : uuid;
     if (this.byHash.size < this.maxSize) this.byHash.set(hash, uuid);
     return uuid;
-  }
-
-  /** A new exact-size list of the interned ids (a decoded list has spare capacity). */
-  internAll(ids: readonly Uuid[]): readonly Uuid[] {
-    return ids.map((id) => this.intern(id));
   }
 }

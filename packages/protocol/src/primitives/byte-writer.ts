@@ -160,7 +160,10 @@ export class ByteWriter {
 
   /** Writes Kafka's `uuid`: its 16 bytes as they are. */
   writeUuid(value: Uuid): this {
-    return this.writeRaw(value.bytes);
+    this.ensure(16);
+    value.writeTo(this.buffer, this.offset);
+    this.offset += 16;
+    return this;
   }
 
   /**

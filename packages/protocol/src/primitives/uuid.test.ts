@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ProtocolError } from '../errors/protocol-error.js';
 import { Uuid } from './uuid.js';
@@ -42,5 +43,31 @@ describe('Uuid', () => {
     }
     expect(uuid.equals(null)).toBe(false);
     expect(uuid.equals(undefined)).toBe(false);
+  });
+
+  it('keeps every 128-bit value: bytes, longs, text and writeTo agree (property)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 16, maxLength: 16 }), fc.nat(8), (raw, offset) => {
+        const bytes = Buffer.from(raw);
+        const uuid = Uuid.fromBytes(bytes);
+        expect(uuid.bytes.equals(bytes)).toBe(true);
+        expect(uuid.mostSignificantBits).toBe(bytes.readBigInt64BE(0));
+        expect(uuid.leastSignificantBits).toBe(bytes.readBigInt64BE(8));
+        expect(Uuid.fromLongs(uuid.mostSignificantBits, uuid.leastSignificantBits).equals(uuid)).toBe(true);
+        expect(Uuid.fromString(uuid.toString()).equals(uuid)).toBe(true);
+        const target = Buffer.alloc(offset + 20, 0xee);
+        uuid.writeTo(target, offset);
+        expect(target.subarray(offset, offset + 16).equals(bytes)).toBe(true);
+        expect(target[offset + 16]).toBe(0xee);
+        expect(Uuid.copyOf(target, offset).hash()).toBe(uuid.hash());
+      }),
+    );
+  });
+
+  it('bytes is a new buffer each time: changing it never changes the id', () => {
+    const uuid = Uuid.fromString('b8tRS7h4TJ2Vt43Dp85v2A');
+    uuid.bytes.fill(0);
+    expect(uuid.toString()).toBe('b8tRS7h4TJ2Vt43Dp85v2A');
+    expect(uuid.bytes).not.toBe(uuid.bytes);
   });
 });

@@ -6,39 +6,50 @@ const UUID_SIZE_BYTES = 16;
 /**
  * Kafka's 128-bit Uuid. Its text form is base64url without padding of the 16 bytes (most
  * significant long first), always 22 characters.
+ *
+ * Held as four big-endian int32 words, not as a 16-byte `Buffer`: decoding a record allocates one
+ * small object per id instead of an object and a typed-array view over a pooled slab (which also
+ * keeps the whole slab alive for as long as the id lives), and comparing two ids is four number
+ * comparisons. The bytes are made on demand (`bytes`, `writeTo`).
  */
 export class Uuid {
-  /** Exactly 16 bytes; never mutated. */
-  readonly bytes: Buffer;
+  private readonly word0: number;
+  private readonly word1: number;
+  private readonly word2: number;
+  private readonly word3: number;
   private text: string | undefined;
 
-  private constructor(bytes: Buffer) {
-    this.bytes = bytes;
+  private constructor(word0: number, word1: number, word2: number, word3: number) {
+    this.word0 = word0;
+    this.word1 = word1;
+    this.word2 = word2;
+    this.word3 = word3;
   }
 
-  static readonly ZERO = new Uuid(Buffer.alloc(UUID_SIZE_BYTES));
-  static readonly ONE = Uuid.fromLongs(0n, 1n);
+  static readonly ZERO = new Uuid(0, 0, 0, 0);
+  static readonly ONE = new Uuid(0, 0, 0, 1);
   /** `__cluster_metadata`'s topic id, `Uuid(0, 1)`. */
   static readonly METADATA_TOPIC_ID = Uuid.ONE;
 
-  /** Copies 16 bytes so the Uuid never aliases a frame buffer. */
+  /** The Uuid of these 16 bytes (copied: it never aliases the caller's buffer). */
   static fromBytes(bytes: Uint8Array): Uuid {
     if (bytes.length !== UUID_SIZE_BYTES) {
       throw new ProtocolError(`a uuid is ${UUID_SIZE_BYTES} bytes, got ${bytes.length}`);
     }
-    return new Uuid(Buffer.from(bytes));
+    return Uuid.copyOf(bytes, 0);
   }
 
   /**
-   * Copies the 16 bytes at `offset` of `buffer` into the Uuid's own storage: one small buffer
-   * and the Uuid, no intermediate view. The caller checks that the bytes are there.
+   * The Uuid of the 16 bytes at `offset` of `buffer`, read into its own words: no view of the
+   * buffer is kept. The caller checks that the bytes are there.
    */
   static copyOf(buffer: Uint8Array, offset: number): Uuid {
-    const bytes = Buffer.allocUnsafe(UUID_SIZE_BYTES);
-    for (let index = 0; index < UUID_SIZE_BYTES; index += 1) {
-      bytes[index] = buffer[offset + index] as number;
-    }
-    return new Uuid(bytes);
+    return new Uuid(
+      int32At(buffer, offset),
+      int32At(buffer, offset + 4),
+      int32At(buffer, offset + 8),
+      int32At(buffer, offset + 12),
+    );
   }
 
   /**
@@ -49,7 +60,7 @@ export class Uuid {
     const bytes = Buffer.alloc(UUID_SIZE_BYTES);
     bytes.writeBigInt64BE(BigInt.asIntN(64, mostSignificantBits), 0);
     bytes.writeBigInt64BE(BigInt.asIntN(64, leastSignificantBits), 8);
-    return new Uuid(bytes);
+    return Uuid.copyOf(bytes, 0);
   }
 
   /** Accepts Kafka's text form; like Kafka, tolerates padding up to 24 characters. */
@@ -61,7 +72,7 @@ export class Uuid {
     if (bytes.length !== UUID_SIZE_BYTES || bytes.toString('base64url') !== text.replace(/=+$/, '')) {
       throw new ProtocolError(`uuid text '${text}' does not decode to 16 bytes`);
     }
-    return new Uuid(bytes);
+    return Uuid.copyOf(bytes, 0);
   }
 
   /**
@@ -70,7 +81,7 @@ export class Uuid {
    */
   static randomUuid(nextBytes: (size: number) => Buffer = randomBytes): Uuid {
     for (;;) {
-      const candidate = new Uuid(Buffer.from(nextBytes(UUID_SIZE_BYTES)));
+      const candidate = Uuid.fromBytes(nextBytes(UUID_SIZE_BYTES));
       if (candidate.equals(Uuid.ZERO) || candidate.equals(Uuid.ONE)) continue;
       if (candidate.toString().startsWith('-')) continue;
       return candidate;
@@ -96,28 +107,50 @@ export class Uuid {
   }
 
   get mostSignificantBits(): bigint {
-    return this.bytes.readBigInt64BE(0);
+    return (BigInt(this.word0) << 32n) | BigInt(this.word1 >>> 0);
   }
 
   get leastSignificantBits(): bigint {
-    return this.bytes.readBigInt64BE(8);
+    return (BigInt(this.word2) << 32n) | BigInt(this.word3 >>> 0);
+  }
+
+  /** The 16 bytes, most significant first: a new buffer on every call. */
+  get bytes(): Buffer {
+    const bytes = Buffer.allocUnsafe(UUID_SIZE_BYTES);
+    this.writeTo(bytes, 0);
+    return bytes;
+  }
+
+  /** Writes the 16 bytes at `offset` of `target`; the caller checks that they fit. */
+  writeTo(target: Uint8Array, offset: number): void {
+    setInt32At(target, offset, this.word0);
+    setInt32At(target, offset + 4, this.word1);
+    setInt32At(target, offset + 8, this.word2);
+    setInt32At(target, offset + 12, this.word3);
   }
 
   /**
-   * Whether `other` holds the same 16 bytes; false for null and undefined. Compared as four int32s
-   * in JavaScript: `Buffer.equals` crosses into C++, which costs more than the comparison on the
-   * replay paths that compare an id per record.
+   * A 32-bit mix of the id, for hash tables keyed by ids: equal ids hash equal, different ids
+   * may collide.
    */
+  hash(): number {
+    return (
+      (Math.imul(this.word0, 0x9e3779b1) ^
+        Math.imul(this.word1, 0x85ebca6b) ^
+        Math.imul(this.word2, 0xc2b2ae35) ^
+        this.word3) |
+      0
+    );
+  }
+
+  /** Whether `other` holds the same 128 bits; false for null and undefined. */
   equals(other: Uuid | null | undefined): boolean {
     if (other === null || other === undefined) return false;
-    const a = this.bytes;
-    const b = other.bytes;
     return (
-      a === b ||
-      (a.readInt32BE(0) === b.readInt32BE(0) &&
-        a.readInt32BE(4) === b.readInt32BE(4) &&
-        a.readInt32BE(8) === b.readInt32BE(8) &&
-        a.readInt32BE(12) === b.readInt32BE(12))
+      this.word0 === other.word0 &&
+      this.word1 === other.word1 &&
+      this.word2 === other.word2 &&
+      this.word3 === other.word3
     );
   }
 
@@ -131,4 +164,20 @@ export class Uuid {
   toJSON(): string {
     return this.toString();
   }
+}
+
+function int32At(buffer: Uint8Array, offset: number): number {
+  return (
+    ((buffer[offset] as number) << 24) |
+    ((buffer[offset + 1] as number) << 16) |
+    ((buffer[offset + 2] as number) << 8) |
+    (buffer[offset + 3] as number)
+  );
+}
+
+function setInt32At(target: Uint8Array, offset: number, value: number): void {
+  target[offset] = value >>> 24;
+  target[offset + 1] = value >>> 16;
+  target[offset + 2] = value >>> 8;
+  target[offset + 3] = value;
 }
