@@ -27,7 +27,8 @@ for (const name of command.benchmarks) {
   process.stdout.write(`\n== ${file} ==\n`);
   const result = spawnSync(
     process.execPath,
-    ['--import', 'tsx', '--conditions=@kraft/source', join(directory, file)],
+    // --expose-gc: a benchmark may collect before it measures a heap or a pause (metadata does).
+    ['--expose-gc', '--import', 'tsx', '--conditions=@kraft/source', join(directory, file)],
     {
       stdio: 'inherit',
     },
