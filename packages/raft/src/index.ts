@@ -58,6 +58,12 @@ export {
 export { lostFlushedDataPolicyFor, quorumStateStorePath } from './node/log-directory-layout.js';
 export type { CommittedPosition } from './node/proposal-tracker.js';
 export { type ProposeOptions, RaftNode, type RaftNodeEndpoint } from './node/raft-node.js';
+export type {
+  DecodedBatch,
+  DecodedBatchReader,
+  DecodedSnapshotReader,
+  RaftNodeListener,
+} from './node/raft-node-listener.js';
 export {
   DEFAULT_RAFT_NODE_SETTINGS,
   type LogPosition,

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '@kraft/protocol';
 import { RaftNode } from './raft-node.js';
-import type { LogPosition, RaftNodeConfig, StateMachine } from './raft-node-options.js';
+import type { LogPosition, RaftNodeBindOptions, RaftNodeConfig, StateMachine } from './raft-node-options.js';
 import { jsonSerde } from './record-serde.js';
 
 /** A key-value command of the test state machine. */
@@ -76,11 +76,20 @@ export interface TestMember {
   node: RaftNode<PutCommand>;
 }
 
+/** Options one node is opened with beyond the cluster's own (TLS material, a security protocol map). */
+export type NodeOptionsFor = (nodeId: number) => Partial<RaftNodeBindOptions<PutCommand>>;
+
 /** Creates and removes temporary directories and the nodes on them. */
 export class TestCluster {
   readonly members: TestMember[] = [];
   voters = '';
   private readonly directories: string[] = [];
+  private readonly optionsFor: NodeOptionsFor;
+
+  /** `optionsFor` is applied on every open of a node, the first and every restart. */
+  constructor(optionsFor: NodeOptionsFor = () => ({})) {
+    this.optionsFor = optionsFor;
+  }
 
   /** Binds `size` nodes on port 0, then starts each with the voters string of the bound ports. */
   async start(size: number, config: RaftNodeConfig = {}): Promise<void> {
@@ -122,6 +131,7 @@ export class TestCluster {
       clusterId: 'raft-node-test',
       serde: jsonSerde<PutCommand>(),
       config: { ...FAST_QUORUM_CONFIG, ...config },
+      ...this.optionsFor(nodeId),
     };
   }
 

@@ -40,6 +40,16 @@ describe('RaftNode options', () => {
       /stateMachine/,
     ],
     [
+      'a listener without handleCommit',
+      { ...valid, listener: { handleLoadSnapshot() {} } },
+      /listener must have the methods handleCommit/,
+    ],
+    [
+      'a raw listener without handleLoadSnapshot',
+      { ...valid, rawListener: { handleCommit() {} } },
+      /rawListener must have the methods handleLoadSnapshot/,
+    ],
+    [
       'an unknown controller listener',
       { ...valid, controllerListenerName: 'OTHER' },
       /controllerListenerName OTHER/,

@@ -12,6 +12,7 @@ import {
 import type { TlsSettings } from '@kraft/transport-tcp';
 import type { QuorumConfig } from '../quorum-config.js';
 import type { Listener } from '../raft-client.js';
+import type { RaftNodeListener } from './raft-node-listener.js';
 import type { RecordSerde } from './record-serde.js';
 
 /** Where a value sits in the replicated log: its offset and the epoch of the leader that wrote it. */
@@ -86,10 +87,19 @@ export interface RaftNodeBindOptions<T> {
   readonly clusterId: string;
   /** The directory id; a random one is chosen on format when absent. */
   readonly directoryId?: Uuid;
+  /** Turns values into record bytes on propose and back for the state machine and `listener`. */
   readonly serde: RecordSerde<T>;
   readonly stateMachine?: StateMachine<T>;
-  /** A raw Kafka-style listener (its batches hold the serialized bytes; decode with `serde.read`). */
-  readonly listener?: Listener;
+  /**
+   * Kafka's `RaftClient.Listener<T>`: committed batches (and snapshots to load) with their values
+   * decoded by `serde`, never one at or above the high watermark.
+   */
+  readonly listener?: RaftNodeListener<T>;
+  /**
+   * A listener of the raw client: the same calls with the batches' serialized bytes, for a
+   * listener that decodes itself (`@kraft/metadata`'s `MetadataLoader`, with its own serde).
+   */
+  readonly rawListener?: Listener;
   readonly config?: RaftNodeConfig;
   readonly logger?: Logger;
   /** The `ssl.*` material, for listeners whose security protocol is SSL. */
@@ -135,6 +145,7 @@ const BIND_OPTION_KEYS = [
   'serde',
   'stateMachine',
   'listener',
+  'rawListener',
   'config',
   'logger',
   'tls',
@@ -155,8 +166,10 @@ export function checkRaftNodeBindOptions<T>(options: RaftNodeBindOptions<T>, all
   if (options.stateMachine !== undefined) {
     checkMethods('RaftNode: stateMachine', options.stateMachine, ['apply', 'snapshot', 'restore']);
   }
-  if (options.listener !== undefined) {
-    checkMethods('RaftNode: listener', options.listener, ['handleCommit', 'handleLoadSnapshot']);
+  for (const key of ['listener', 'rawListener'] as const) {
+    const listener = options[key];
+    if (listener !== undefined)
+      checkMethods(`RaftNode: ${key}`, listener, ['handleCommit', 'handleLoadSnapshot']);
   }
   if (options.logger !== undefined) checkMethods('RaftNode: logger', options.logger, LOGGER_METHODS);
   if (options.tls !== undefined) checkOptionsObject('RaftNode: tls', options.tls);

@@ -4,7 +4,8 @@
  *
  *   bind:  options checked → log directory locked → TCP listener bound (port 0 allowed)
  *   start: voters parsed (VoterSet's parser) → meta.properties formatted or checked → log opened
- *          → quorum-state store → KafkaRaftClient (+ the state-machine listener) → RaftDriver
+ *          → quorum-state store → KafkaRaftClient (+ the state machine's and the application's
+ *          listeners, each behind a DecodingListener; the rawListener as it is) → RaftDriver
  *   close: pending proposals end indeterminate → the channel stops taking peers → the driver
  *          resigns, flushes and closes the log → the listener closes → the lock is released.
  *
@@ -36,6 +37,7 @@ import type { RaftLog } from '../ports/raft-log.js';
 import type { Random } from '../ports/random.js';
 import { type QuorumConfig, resolveQuorumConfig } from '../quorum-config.js';
 import { VoterSet } from '../voter-set.js';
+import { DecodingListener } from './decoding-listener.js';
 import { ensureLogDirectoryFormatted, type LogDirectoryFormat } from './log-directory-format.js';
 import { lostFlushedDataPolicyFor, quorumStateStorePath } from './log-directory-layout.js';
 import { type CommittedPosition, ProposalTracker } from './proposal-tracker.js';
@@ -111,7 +113,6 @@ export class RaftNode<T> {
   private constructor(bound: Bound<T>) {
     this.bound = bound;
     this.stateMachineListener = new StateMachineListener({
-      serde: bound.options.serde,
       stateMachine: bound.options.stateMachine,
       proposals: this.proposals,
       onProgress: () => this.onProgress(),
@@ -440,8 +441,11 @@ export class RaftNode<T> {
       kraftVersion: 0,
       logger,
     });
-    client.register(this.stateMachineListener);
-    if (options.listener !== undefined) client.register(options.listener);
+    // Every RaftNodeListener, the state machine's included, reads through the same decoding path.
+    client.register(new DecodingListener(options.serde, this.stateMachineListener));
+    if (options.listener !== undefined)
+      client.register(new DecodingListener(options.serde, options.listener));
+    if (options.rawListener !== undefined) client.register(options.rawListener);
     const driver = new RaftDriver({ client, log, network: channel, quorumStateStore, time, logger });
     client.initialize(time.milliseconds());
     const stopped = driver.start();

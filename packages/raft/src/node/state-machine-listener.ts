@@ -1,12 +1,15 @@
-import type { Batch } from '@kraft/records';
-import type { BatchReader, LeaderAndEpoch, Listener, SnapshotReader } from '../raft-client.js';
+import type { LeaderAndEpoch } from '../raft-client.js';
 import type { ProposalTracker } from './proposal-tracker.js';
+import type {
+  DecodedBatch,
+  DecodedBatchReader,
+  DecodedSnapshotReader,
+  RaftNodeListener,
+} from './raft-node-listener.js';
 import type { LogPosition, StateMachine } from './raft-node-options.js';
-import type { RecordSerde } from './record-serde.js';
 import { ValueSnapshotReader } from './value-codec.js';
 
 export interface StateMachineListenerOptions<T> {
-  readonly serde: RecordSerde<T>;
   readonly stateMachine: StateMachine<T> | undefined;
   readonly proposals: ProposalTracker;
   /** Called after every callback that moved the applied position or changed the leader. */
@@ -14,12 +17,12 @@ export interface StateMachineListenerOptions<T> {
 }
 
 /**
- * The Kafka-style listener RaftNode registers for the application: it decodes committed values,
- * applies them in order, closes every reader, keeps the applied position (offset and epoch of the
- * last batch read), settles proposals, and counts what was applied since the last snapshot.
+ * The listener RaftNode registers for the application's state machine, behind a
+ * `DecodingListener` like any application listener (one decoding path for both): it applies
+ * committed values in order, closes every reader, keeps the applied position (offset and epoch of
+ * the last batch read), settles proposals, and counts what was applied since the last snapshot.
  */
-export class StateMachineListener<T> implements Listener {
-  private readonly serde: RecordSerde<T>;
+export class StateMachineListener<T> implements RaftNodeListener<T> {
   private readonly stateMachine: StateMachine<T> | undefined;
   private readonly proposals: ProposalTracker;
   private readonly onProgress: () => void;
@@ -29,7 +32,6 @@ export class StateMachineListener<T> implements Listener {
   private recordsSinceSnapshot = 0;
 
   constructor(options: StateMachineListenerOptions<T>) {
-    this.serde = options.serde;
     this.stateMachine = options.stateMachine;
     this.proposals = options.proposals;
     this.onProgress = options.onProgress;
@@ -60,7 +62,7 @@ export class StateMachineListener<T> implements Listener {
     this.recordsSinceSnapshot = 0;
   }
 
-  handleCommit(reader: BatchReader): void {
+  handleCommit(reader: DecodedBatchReader<T>): void {
     try {
       for (const batch of reader) this.applyBatch(batch);
     } finally {
@@ -69,9 +71,9 @@ export class StateMachineListener<T> implements Listener {
     this.onProgress();
   }
 
-  handleLoadSnapshot(reader: SnapshotReader): void {
+  handleLoadSnapshot(reader: DecodedSnapshotReader<T>): void {
     try {
-      this.stateMachine?.restore(new ValueSnapshotReader(this.serde, reader));
+      this.stateMachine?.restore(new ValueSnapshotReader(reader));
     } finally {
       reader.close();
     }
@@ -86,16 +88,16 @@ export class StateMachineListener<T> implements Listener {
     this.onProgress();
   }
 
-  private applyBatch(batch: Batch): void {
-    if (!batch.isControl && this.stateMachine !== undefined) {
-      for (const record of batch.records) {
-        if (record.value === null) continue;
-        this.stateMachine.apply(this.serde.read(record.value), { offset: record.offset, epoch: batch.epoch });
+  private applyBatch(batch: DecodedBatch<T>): void {
+    // Without a state machine the values are never read, so never decoded (nor counted: with
+    // nothing to snapshot, nothing reads the counts).
+    if (this.stateMachine !== undefined && !batch.isControl) {
+      const values = batch.records;
+      for (let index = 0; index < values.length; index += 1) {
+        this.stateMachine.apply(values[index] as T, { offset: batch.baseOffset + index, epoch: batch.epoch });
       }
-    }
-    if (!batch.isControl) {
       this.bytesSinceSnapshot += batch.sizeInBytes;
-      this.recordsSinceSnapshot += batch.records.length;
+      this.recordsSinceSnapshot += values.length;
     }
     this.lastApplied = { offset: batch.lastOffset, epoch: batch.epoch };
     this.lastAppliedTimestampMs = batch.appendTimestamp;

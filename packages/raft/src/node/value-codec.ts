@@ -1,7 +1,8 @@
 import { InvalidConfigurationError } from '@kraft/protocol';
 import { RecordBatchTooLargeError } from '../errors/record-batch-too-large-error.js';
 import { MAX_BATCH_SIZE_BYTES, TARGET_BATCH_SIZE_BYTES } from '../internals/batch-accumulator.js';
-import type { SnapshotReader, SnapshotWriter } from '../raft-client.js';
+import type { SnapshotWriter } from '../raft-client.js';
+import type { DecodedSnapshotReader } from './raft-node-listener.js';
 import type {
   LogPosition,
   StateMachineSnapshotReader,
@@ -105,24 +106,17 @@ export class ValueSnapshotWriter<T> implements StateMachineSnapshotWriter<T> {
   }
 }
 
-/** A snapshot's values decoded from its batches (control records, the header and footer, skipped). */
+/** A snapshot's values, taken from its decoded batches (control batches, the header and footer, skipped). */
 export class ValueSnapshotReader<T> implements StateMachineSnapshotReader<T> {
   readonly lastContained: LogPosition;
-  private readonly serde: RecordSerde<T>;
-  private readonly reader: SnapshotReader;
+  private readonly reader: DecodedSnapshotReader<T>;
 
-  constructor(serde: RecordSerde<T>, reader: SnapshotReader) {
-    this.serde = serde;
+  constructor(reader: DecodedSnapshotReader<T>) {
     this.reader = reader;
     this.lastContained = { offset: reader.lastContainedLogOffset, epoch: reader.lastContainedLogEpoch };
   }
 
   *[Symbol.iterator](): Iterator<T> {
-    for (const batch of this.reader) {
-      if (batch.isControl) continue;
-      for (const record of batch.records) {
-        if (record.value !== null) yield this.serde.read(record.value);
-      }
-    }
+    for (const batch of this.reader) yield* batch.records;
   }
 }
