@@ -30,6 +30,43 @@ describe('parsePerfCommandLine', () => {
     });
   });
 
+  it('gives raft-node its own defaults (100 B values, 10 trials, 2,000 proposals after 200, 16 proposers) and reads its options', () => {
+    const defaults = parsePerfCommandLine(['raft-node']);
+    expect(defaults.kind === 'run' && defaults.options).toMatchObject({
+      scenario: 'raft-node',
+      nodeCount: 3,
+      recordSizeBytes: 100,
+      lingerMs: 25,
+      trials: 10,
+      proposals: 2_000,
+      warmupProposals: 200,
+      proposers: 16,
+    });
+    const set = parsePerfCommandLine([
+      'raft-node',
+      '--proposals',
+      '20',
+      '--warmup-proposals',
+      '0',
+      '--proposers',
+      '4',
+      '--trials',
+      '1',
+      '--linger',
+      '0',
+    ]);
+    expect(set.kind === 'run' && set.options).toMatchObject({
+      proposals: 20,
+      warmupProposals: 0,
+      proposers: 4,
+      trials: 1,
+      lingerMs: 0,
+    });
+    expect(parsePerfCommandLine(['raft-node', '--proposers', '0']).kind).toBe('usage-error');
+    const failover = parsePerfCommandLine(['failover']);
+    expect(failover.kind === 'run' && failover.options).toMatchObject({ trials: 3, recordSizeBytes: 256 });
+  });
+
   it('reads the failover trials', () => {
     const failover = parsePerfCommandLine(['failover', '--trials', '5']);
     expect(failover.kind === 'run' && failover.options).toMatchObject({ scenario: 'failover', trials: 5 });

@@ -10,6 +10,7 @@ export const SCENARIOS = [
   'peers',
   'restart',
   'catch-up',
+  'raft-node',
 ] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
@@ -37,6 +38,11 @@ export interface PerfOptions {
   readonly signal: FailoverSignal;
   /** restart: the log built before the restarts. */
   readonly logSizeBytes: number;
+  /** raft-node: measured proposals per latency case, after `warmupProposals` left out. */
+  readonly proposals: number;
+  readonly warmupProposals: number;
+  /** raft-node: the closed-loop proposers of the concurrent latency case (the other has one). */
+  readonly proposers: number;
 }
 
 export type PerfCommand =
@@ -60,7 +66,13 @@ const DEFAULTS: Record<Scenario, { throughput: number; durationSeconds: number; 
   // catch-up: metadata records; the duration is each latency window before the restart. The
   // follower waits for the leader's retention (a minute after its start) anyway: longer costs nothing.
   'catch-up': { throughput: 2_000, durationSeconds: 10, warmupSeconds: 10 },
+  // raft-node: closed loops of proposals, counted rather than timed (--proposals); no throughput.
+  'raft-node': { throughput: 1, durationSeconds: 0, warmupSeconds: 0 },
 };
+/** raft-node: enough failovers for a p50 and a spread (ten trials of about 3 s each with start-up). */
+const DEFAULT_RAFT_NODE_TRIALS = 10;
+/** raft-node: about the size of a small metadata record. */
+const DEFAULT_RAFT_NODE_RECORD_SIZE_BYTES = 100;
 /** restart: a log that fits a loaded 2-core machine and its disk three times over in a minute or so. */
 const DEFAULT_LOG_SIZE_MEBIBYTES = 256;
 const MAX_LOG_SIZE_MEBIBYTES = 64 * 1024;
@@ -92,15 +104,19 @@ export function perfUsage(): string {
     '  peers      the same workload shape on 3-member etcd and ZooKeeper (Debian packages) where installed',
     '  restart    builds a --log-size log, restarts the whole quorum and one follower on it (SIGTERM, or --kill): open, leader, catch-up times',
     "  catch-up   a follower stopped until the leader's log start passes its end, restarted: FetchSnapshot, catch-up, leader p99",
+    '  raft-node  RaftNode in 3 processes: propose round-trip (1 and --proposers closed loops), kill -9 of the leader to the next commit',
     '',
     'Options:',
     '  --nodes <1|3|5>          voters (default 3)',
     '  --duration <s>           measured run time (metadata 20, kafka 30, open-loop 15, sweep 5 per point, peers 10, catch-up 10 per latency window)',
     '  --throughput <n>         records/s offered (metadata and catch-up 2000, kafka and restart 5000, open-loop 400000)',
     '  --warmup <s>             unmeasured seconds before the window (JIT, first batches; default 5, sweep 2, catch-up 10)',
-    '  --record-size <bytes>    kafka, restart: record size (default 256)',
-    '  --linger <ms>            kafka: controller.quorum.append.linger.ms (default 25)',
-    '  --trials <n>             failover: how many leaders to kill (default 3)',
+    '  --record-size <bytes>    kafka, restart: record size (default 256); raft-node: the proposed value (default 100)',
+    '  --linger <ms>            kafka, raft-node: controller.quorum.append.linger.ms (default 25)',
+    `  --trials <n>             failover: how many leaders to kill (default 3; raft-node ${DEFAULT_RAFT_NODE_TRIALS}, a fresh quorum each)`,
+    '  --proposals <n>          raft-node: measured proposals per latency case (default 2000)',
+    '  --warmup-proposals <n>   raft-node: proposals before those, left out (default 200)',
+    '  --proposers <n>          raft-node: closed-loop proposers of the concurrent case (default 16)',
     '  --signal <KILL|TERM>     failover: what the leader is sent (default KILL); restart: what the nodes are sent (default TERM)',
     '  --kill                   the same as --signal KILL',
     `  --log-size <MiB>         restart: the log built before the restarts (default ${DEFAULT_LOG_SIZE_MEBIBYTES}; 2 GiB: 2048)`,
@@ -170,6 +186,7 @@ export function parsePerfCommandLine(args: readonly string[]): PerfCommand {
     if (values.kill === true && values.signal !== undefined)
       throw new RangeError('--kill and --signal exclude each other');
     const defaultSignal = scenario === 'restart' ? 'TERM' : 'KILL';
+    const raftNode = scenario === 'raft-node';
     const signal = (values.kill === true ? 'KILL' : (values.signal ?? defaultSignal))
       .toUpperCase()
       .replace(/^SIG/, '');
@@ -189,9 +206,15 @@ export function parsePerfCommandLine(args: readonly string[]): PerfCommand {
           1,
           10_000_000,
         ),
-        recordSizeBytes: integer('record-size', values['record-size'], 256, 1, 1_000_000),
+        recordSizeBytes: integer(
+          'record-size',
+          values['record-size'],
+          raftNode ? DEFAULT_RAFT_NODE_RECORD_SIZE_BYTES : 256,
+          1,
+          1_000_000,
+        ),
         lingerMs: integer('linger', values.linger, 25, 0, 60_000),
-        trials: integer('trials', values.trials, 3, 1, 1_000),
+        trials: integer('trials', values.trials, raftNode ? DEFAULT_RAFT_NODE_TRIALS : 3, 1, 1_000),
         warmupMs: integer('warmup', values.warmup, defaults.warmupSeconds, 0, 3_600) * 1000,
         snapshotThresholdBytes: integer('snapshot-bytes', values['snapshot-bytes'], 65_536, 1, 2 ** 40),
         seed: integer('seed', values.seed, 1, 0, MAXIMUM_METADATA_SEED),
@@ -204,6 +227,9 @@ export function parsePerfCommandLine(args: readonly string[]): PerfCommand {
           integer('log-size', values['log-size'], DEFAULT_LOG_SIZE_MEBIBYTES, 1, MAX_LOG_SIZE_MEBIBYTES) *
           1024 *
           1024,
+        proposals: integer('proposals', values.proposals, 2_000, 1, 10_000_000),
+        warmupProposals: integer('warmup-proposals', values['warmup-proposals'], 200, 0, 10_000_000),
+        proposers: integer('proposers', values.proposers, 16, 1, 1_024),
       },
     };
   } catch (error) {
@@ -231,6 +257,9 @@ function parse(args: readonly string[]) {
       warmup: { type: 'string' },
       'snapshot-bytes': { type: 'string' },
       seed: { type: 'string' },
+      proposals: { type: 'string' },
+      'warmup-proposals': { type: 'string' },
+      proposers: { type: 'string' },
       out: { type: 'string' },
       keep: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },

@@ -1,5 +1,6 @@
 // `pnpm perf <scenario> [options]`: the workload generator (ADR 0027). Usage: perf-command-line.ts.
 
+import { RaftNodeQuorum } from '../raft-node/raft-node-quorum.js';
 import { runCatchUpScenario } from './catch-up-scenario.js';
 import { runFailoverScenario } from './failover-scenario.js';
 import { runKafkaScenario } from './kafka-scenario.js';
@@ -8,6 +9,7 @@ import { runMetadataScenario } from './metadata-scenario.js';
 import { PeerCluster } from './peers/peer-cluster.js';
 import { runPeersScenario } from './peers/peers-scenario.js';
 import { type PerfOptions, parsePerfCommandLine, USAGE_EXIT_CODE } from './perf-command-line.js';
+import { runRaftNodeScenario } from './raft-node-scenario.js';
 import { renderReportHtml, writeReport } from './report/render-report.js';
 import { runRestartScenario } from './restart-scenario.js';
 import { defaultResultsDirectory, writeResults } from './results.js';
@@ -21,6 +23,7 @@ import { runSweepScenario } from './sweep-scenario.js';
 function destroyActiveQuorums(): void {
   for (const quorum of LocalQuorum.active) quorum.destroy(false);
   for (const cluster of PeerCluster.active) cluster.destroyNow();
+  for (const quorum of RaftNodeQuorum.active) quorum.destroy();
 }
 
 function runScenario(options: PerfOptions): Promise<ScenarioResult> {
@@ -46,6 +49,8 @@ function runScenario(options: PerfOptions): Promise<ScenarioResult> {
       return runRestartScenario(options);
     case 'catch-up':
       return runCatchUpScenario(options);
+    case 'raft-node':
+      return runRaftNodeScenario(options, progress);
   }
 }
 

@@ -4,6 +4,7 @@ import { type KafkaScenarioResult, kafkaSummary } from './kafka-scenario.js';
 import type { MetadataScenarioResult } from './metadata-scenario.js';
 import { metadataSummary } from './metadata-summary.js';
 import { type PeersScenarioResult, peersSummary } from './peers/peers-scenario.js';
+import { type RaftNodeScenarioResult, raftNodeSummary } from './raft-node-scenario.js';
 import { type RestartScenarioResult, restartSummary } from './restart-scenario.js';
 import type { MarkdownSummary } from './results.js';
 import { type SweepScenarioResult, sweepSummary } from './sweep-scenario.js';
@@ -15,7 +16,8 @@ export type ScenarioResult =
   | FailoverScenarioResult
   | PeersScenarioResult
   | RestartScenarioResult
-  | CatchUpScenarioResult;
+  | CatchUpScenarioResult
+  | RaftNodeScenarioResult;
 
 /** Every scenario's Markdown table, from its result alone (so a saved result renders again). */
 export function scenarioSummary(result: ScenarioResult): MarkdownSummary {
@@ -35,5 +37,7 @@ export function scenarioSummary(result: ScenarioResult): MarkdownSummary {
       return restartSummary(result);
     case 'catch-up':
       return catchUpSummary(result);
+    case 'raft-node':
+      return raftNodeSummary(result);
   }
 }

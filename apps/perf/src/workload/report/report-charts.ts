@@ -17,7 +17,8 @@ export type ReportedResult =
   | PeersScenarioResult
   | RestartScenarioResult
   | CatchUpScenarioResult
-  | { readonly scenario: 'metadata' };
+  | { readonly scenario: 'metadata' }
+  | { readonly scenario: 'raft-node' };
 
 /** A labelled latency histogram (microseconds, compressed base64). */
 interface LatencySeries {
