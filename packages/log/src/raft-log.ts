@@ -351,7 +351,9 @@ export class RaftLog {
   /**
    * After a snapshot was fetched: when the latest snapshot is ahead of the log (a higher epoch than
    * the log's latest, an offset past the log end, or at the log end in another epoch), drop the
-   * whole log and start it at the snapshot.
+   * whole log and start it at the snapshot. The log shows the change at once; its segment files,
+   * recovery point and epoch checkpoint change in the next `flush` (ADR 0036). A crash before that
+   * finds the old log beside the frozen snapshot and the new log start, and `open` installs it again.
    */
   truncateToLatestSnapshot(): boolean {
     const snapshotId = this.latestSnapshotId();
