@@ -1047,7 +1047,7 @@ export class SegmentedLog {
     pending.heldSizeInBytes = 0;
     this.restarts += 1;
     this.epochCache.clear();
-    // The frozen snapshot holds everything below `offset`: recovered from the quorum if it reaches the target.
+    // The frozen snapshot holds everything below `offset`: a recovery from the quorum it reaches is over.
     if (this.recoveryTarget !== undefined && offset >= this.recoveryTarget) this.finishRecovery(offset);
     this.logStartOffsetValue = offset;
     this.highWatermarkValue = offset;
