@@ -350,6 +350,25 @@ describe('a full truncation (a snapshot installed ahead of the log) deferred to 
     expect(readAll(reopened, 'uncommitted')).toMatchObject([{ baseOffset: second, epoch: 4 }]);
   });
 
+  it('lets the log start move above it before the flush; a crash then reopens at the newer snapshot', async () => {
+    const { fileSystem, log } = await flushedLog();
+    fetchedSnapshot(log, 100, 4);
+    expect(log.truncateToLatestSnapshot()).toBe(true);
+    appendEpoch4At100(log);
+    log.updateHighWatermark(104);
+    log.createNewSnapshot({ offset: 104, epoch: 4 })?.freeze();
+    // Unlike a partial truncation (ADR 0033's seed -844101324), the old batches come back only
+    // beside a snapshot ahead of them.
+    expect(log.deleteBeforeSnapshot({ offset: 104, epoch: 4 })).toBe(true);
+    fileSystem.crash();
+    const reopened = open(fileSystem);
+    expect([reopened.startOffset(), reopened.endOffset(), reopened.earliestSnapshotId()]).toEqual([
+      104,
+      104,
+      { offset: 104, epoch: 4 },
+    ]);
+  });
+
   it('settles on close, and on a roll, with the syncs on the event loop', async () => {
     for (const finish of ['close', 'roll'] as const) {
       const { fileSystem, log } = await flushedLog();

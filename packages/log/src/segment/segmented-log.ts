@@ -1114,9 +1114,10 @@ export class SegmentedLog {
     if (offset <= this.logStartOffsetValue) return false;
     // The caller makes the new start durable at once. Above a truncation not yet in the files, a
     // power loss could bring the removed batches back around it, the start inside one of them:
-    // wait for the flush that settles the truncation.
+    // wait for the flush that settles the truncation. After a full truncation they come back
+    // beside the snapshot at the new start, which is ahead of them: the open installs it again.
     const pending = this.pendingTruncation;
-    if (pending !== undefined && pending.offset < offset) return false;
+    if (pending !== undefined && pending.restartOffset === undefined && pending.offset < offset) return false;
     this.logStartOffsetValue = offset;
     this.epochCache.truncateFromStart(offset);
     return true;
