@@ -12,8 +12,14 @@
 //      batch; the follower's log appends that batch as fetched (a new epoch in a follower append);
 //      both flush. The histogram covers the whole round; the synchronous time inside those three
 //      calls is reported too.
+//   4. full truncations: a follower installing a fetched snapshot ahead of its on-disk log
+//      (`truncateToLatestSnapshot`, which drops every segment and starts the log at the snapshot),
+//      then appending the next fetched batch and flushing. The snapshot is written and frozen before
+//      the window; the histogram covers the install, the append and the flush, and the synchronous
+//      time inside `truncateToLatestSnapshot` is reported too.
 // Env: KRAFT_BENCH_ELECTIONS (default 20), KRAFT_BENCH_TRUNCATIONS (default 200),
-// KRAFT_BENCH_NEW_EPOCHS (default 200), KRAFT_BENCH_DIR (default os.tmpdir()).
+// KRAFT_BENCH_NEW_EPOCHS (default 200), KRAFT_BENCH_FULL_TRUNCATIONS (default 100),
+// KRAFT_BENCH_DIR (default os.tmpdir()); KRAFT_BENCH_CASES (comma-separated case names, default all).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +41,11 @@ const DIVERGENT_BATCHES = 8;
 const elections = countSetting('KRAFT_BENCH_ELECTIONS', 20);
 const truncations = countSetting('KRAFT_BENCH_TRUNCATIONS', 200);
 const newEpochs = countSetting('KRAFT_BENCH_NEW_EPOCHS', 200);
+const fullTruncations = countSetting('KRAFT_BENCH_FULL_TRUNCATIONS', 100);
+/** Batches each full-truncation round appends before the snapshot overtakes them (several segments' worth). */
+const FULL_TRUNCATION_BATCHES = 24;
+/** How far past the log end each fetched snapshot lies: the follower is behind the leader's log start. */
+const SNAPSHOT_LEAD_OFFSETS = 1000;
 const baseDirectory = mkdtempSync(join(process.env['KRAFT_BENCH_DIR'] ?? tmpdir(), 'kraft-loop-delay-'));
 
 function row(label: string, value: string): void {
@@ -177,10 +188,62 @@ async function measureNewEpochs(): Promise<void> {
   row('new epochs: follower append of a new epoch p50 / p99 (ms)', p50AndP99(insideFollowerMs));
 }
 
+async function measureFullTruncations(): Promise<void> {
+  const log = RaftLog.open({
+    dir: join(baseDirectory, 'full-truncation'),
+    fileSystem: new NodeFileSystem(),
+    // Small segments, so that every install drops several of them.
+    config: new LogConfig({ internalSegmentBytes: 8 * 1024 }),
+  });
+  const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  const insideInstallMs: number[] = [];
+  try {
+    for (let round = 0; round < fullTruncations; round += 1) {
+      const epoch = round + 1;
+      for (let index = 0; index < FULL_TRUNCATION_BATCHES; index += 1) log.appendAsLeader(batch(1024), epoch);
+      await log.flush();
+      // What FetchSnapshot leaves behind: a frozen snapshot of a later epoch, past the log end.
+      const snapshotId = { offset: log.endOffset() + SNAPSHOT_LEAD_OFFSETS, epoch: epoch + 1 };
+      const writer = log.createNewSnapshotUnchecked(snapshotId);
+      writer?.append(batch(100));
+      writer?.freeze();
+      await yieldToLoop();
+      histogram.enable();
+      const startMs = performance.now();
+      log.truncateToLatestSnapshot();
+      insideInstallMs.push(performance.now() - startMs);
+      const fetched = new MemoryRecordsBuilder({
+        baseOffset: snapshotId.offset,
+        partitionLeaderEpoch: epoch + 1,
+      });
+      fetched.append({ timestamp: Date.now(), value: Buffer.alloc(100, 0x6b) });
+      log.appendAsFollower(fetched.build(), epoch + 1);
+      await log.flush();
+      log.updateHighWatermark(log.endOffset());
+      await yieldToLoop();
+      histogram.disable();
+    }
+  } finally {
+    log.close();
+  }
+  process.stdout.write(
+    `full truncations (on-disk log, ${fullTruncations} rounds: a fetched snapshot installed past the log end, an append, a flush)\n`,
+  );
+  report('full truncation', histogram);
+  row('full truncation: time inside truncateToLatestSnapshot p50 / p99 (ms)', p50AndP99(insideInstallMs));
+}
+
+/** `KRAFT_BENCH_CASES=full-truncation,...` runs only the named cases (default: all). */
+const CASES: ReadonlyArray<readonly [string, () => Promise<void>]> = [
+  ['elections', measureElections],
+  ['truncation', measureTruncations],
+  ['new-epochs', measureNewEpochs],
+  ['full-truncation', measureFullTruncations],
+];
+
 try {
-  await measureElections();
-  await measureTruncations();
-  await measureNewEpochs();
+  const chosen = process.env['KRAFT_BENCH_CASES']?.split(',');
+  for (const [name, measure] of CASES) if (chosen === undefined || chosen.includes(name)) await measure();
 } finally {
   rmSync(baseDirectory, { recursive: true, force: true });
 }

@@ -3,8 +3,10 @@ import { type CrashMode, MemoryFileSystem } from '@kraft/records';
 import { describe, expect, it } from 'vitest';
 import {
   type BatchSummary,
+  captureFiles,
   dataBatch,
   FailingFileSystem,
+  materialize,
   readAll,
   SyncHookFileSystem,
   TEST_NOW_MS,
@@ -454,4 +456,175 @@ function epochStartsOf(
       starts.push({ epoch: batch.epoch, startOffset: batch.baseOffset });
   }
   return starts;
+}
+
+/** Where a fetched snapshot of epoch 3 starts the new log, against `prepared()`'s old segments. */
+interface RestartCase {
+  readonly where: string;
+  readonly startOffset: (oldBaseOffsets: readonly number[]) => number;
+}
+
+/** One state a crash can leave: a name and the files a fresh file system holds, all durable. */
+interface CrashView {
+  readonly name: string;
+  readonly files: ReadonlyMap<string, Buffer>;
+}
+
+describe('a crash at every step of installing a snapshot ahead of the log and flushing (ADR 0036)', () => {
+  it.each<RestartCase>([
+    { where: 'past the log end', startOffset: () => 100 },
+    { where: 'at the log end', startOffset: () => 60 },
+    // The new segment takes the file name of an old one.
+    { where: 'at the base offset of an old segment', startOffset: (bases) => bases[1] as number },
+    // The new segment sorts before an old one that ends above it.
+    { where: 'inside the first old segment', startOffset: (bases) => (bases[1] as number) - 2 },
+  ])(
+    'with the snapshot $where: recovery opens every crash state (a power loss, a process crash, any mix of segment-file changes), keeps every reported offset and never claims data it does not have',
+    async ({ startOffset }) => {
+      const bases = await oldSegmentBaseOffsets();
+      expect(bases.length).toBeGreaterThanOrEqual(3);
+      const start = startOffset(bases);
+      for (let failAt = 1; ; failAt += 1) {
+        const outcome = await installAndAppend(failAt, start);
+        for (const view of crashViews(outcome.fileSystem)) await checkInstall(view, start, outcome);
+        if (outcome.completed) {
+          expect(outcome.acknowledged).toBe(start + 10);
+          expect(failAt).toBeGreaterThan(20);
+          return;
+        }
+      }
+    },
+  );
+
+  it('never lets a flush in flight at the install raise the recovery point above the old segments', async () => {
+    const fileSystem = await prepared();
+    const hooks = new SyncHookFileSystem(fileSystem);
+    const log = open(hooks);
+    log.updateHighWatermark(60);
+    writeSnapshot(log, { offset: 100, epoch: 3 }, true);
+    log.appendAsLeader(dataBatch({ count: 2 }), 1);
+    // Inside the flush's segment sync: past its settle, so the install waits for the next flush.
+    hooks.onNextSyncAsync('.log', () => {
+      expect(log.truncateToLatestSnapshot()).toBe(true);
+    });
+    expect(await log.flush()).toBe(100);
+    await log.recoveryPointSettled();
+    fileSystem.crash();
+    const reopened = open(fileSystem);
+    expect([reopened.startOffset(), reopened.endOffset(), reopened.latestSnapshotId()?.offset]).toEqual([
+      100, 100, 100,
+    ]);
+  });
+});
+
+async function oldSegmentBaseOffsets(): Promise<number[]> {
+  const log = open(await prepared());
+  const bases = log.segmentBaseOffsets();
+  log.close();
+  return bases;
+}
+
+/**
+ * On `prepared()`: a fetched snapshot of epoch 3 at `start` installed (`truncateToLatestSnapshot`),
+ * five fetched batches appended and flushed, two more and a flush, then the recovery point's
+ * background write; the `failAt`-th file-system mutation fails (syncs take effect a turn late).
+ */
+async function installAndAppend(failAt: number, start: number): Promise<TruncateThenAppendOutcome> {
+  const fileSystem = await prepared();
+  const failing = new FailingFileSystem(fileSystem, failAt, 'next-turn');
+  let acknowledged: number | undefined;
+  try {
+    const log = open(failing);
+    log.updateHighWatermark(60);
+    writeSnapshot(log, { offset: start, epoch: 3 }, true);
+    expect(log.truncateToLatestSnapshot()).toBe(true);
+    appendFollowerBatches(log, start, start + 6, 3);
+    acknowledged = await log.flush();
+    appendFollowerBatches(log, start + 6, start + 10, 3);
+    acknowledged = await log.flush();
+    await log.recoveryPointSettled();
+  } catch (error) {
+    if (!KRaftError.isInstance(error)) throw error;
+    return { fileSystem, acknowledged, completed: false };
+  }
+  return { fileSystem, acknowledged, completed: true };
+}
+
+/**
+ * The states a crash may leave now: a power loss (only synced bytes and entries), a process crash
+ * (the page cache kept), and, for every subset of the segments whose `.log` differs between the
+ * two, the power loss with those segments' files (log and indexes) as the page cache has them: the
+ * directory operations and write-backs of any subset reached the disk, in any order.
+ */
+function crashViews(fileSystem: MemoryFileSystem): CrashView[] {
+  const live = captureFiles(fileSystem, DIR);
+  fileSystem.crash();
+  const durable = captureFiles(fileSystem, DIR);
+  const stems = [...new Set([...live.keys(), ...durable.keys()])]
+    .filter((path) => path.endsWith('.log') && !live.get(path)?.equals(durable.get(path) ?? Buffer.alloc(1)))
+    .map((path) => path.slice(0, -'.log'.length));
+  const views: CrashView[] = [
+    { name: 'power loss', files: durable },
+    { name: 'process crash', files: live },
+  ];
+  for (let mask = 1; mask < 2 ** stems.length; mask += 1) {
+    const chosen = stems.filter((_, index) => (mask & (1 << index)) !== 0);
+    const files = new Map(durable);
+    for (const stem of chosen) {
+      for (const path of ['.log', '.index', '.timeindex'].map((suffix) => `${stem}${suffix}`)) {
+        const bytes = live.get(path);
+        if (bytes === undefined) files.delete(path);
+        else files.set(path, bytes);
+      }
+    }
+    views.push({ name: `power loss with the page cache's ${chosen.join(', ')}`, files });
+  }
+  return views;
+}
+
+/**
+ * Reopens the crash state (a lost-flushed-data refusal fails the test) and checks it: either the
+ * snapshot is the latest and the log starts there holding only fetched batches, at least up to the
+ * last reported flush, or the snapshot is not durable and the old log is whole. The same holds
+ * after the reopened log flushes (its open installs the snapshot again), closes and opens again.
+ */
+async function checkInstall(
+  view: CrashView,
+  start: number,
+  { acknowledged }: TruncateThenAppendOutcome,
+): Promise<void> {
+  const fileSystem = materialize(view.files);
+  const check = (log: RaftLog): void => {
+    const batches = readAll(log, 'uncommitted');
+    const summary = { view: view.name, start: log.startOffset(), end: log.endOffset(), acknowledged };
+    if (log.latestSnapshotId()?.offset === start) {
+      expect({ ...summary, fetched: batches.every((batch) => batch.epoch === 3) }).toEqual({
+        ...summary,
+        start,
+        fetched: true,
+      });
+      expect(log.endOffset()).toBeGreaterThanOrEqual(acknowledged ?? start);
+      expect(batches.map((batch) => batch.baseOffset)).toEqual(
+        Array.from({ length: (log.endOffset() - start) / 2 }, (_, index) => start + index * 2),
+      );
+      expect(log.lastFetchedEpoch()).toBe(3);
+    } else {
+      expect({ ...summary, batches: batches.length }).toEqual({
+        ...summary,
+        start: 0,
+        end: 60,
+        acknowledged: undefined,
+        batches: 30,
+      });
+    }
+    checkSnapshotAtLogStart(log);
+  };
+  const reopened = open(fileSystem);
+  check(reopened);
+  await reopened.flush();
+  reopened.close();
+  const again = open(fileSystem);
+  check(again);
+  expect(epochCheckpointOnDisk(fileSystem)).toEqual(epochStartsOf(readAll(again, 'uncommitted')));
+  again.close();
 }

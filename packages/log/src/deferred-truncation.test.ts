@@ -188,11 +188,13 @@ describe('a truncation deferred to the next flush (ADR 0029)', () => {
       log.updateHighWatermark(12);
       change(log);
       fetchedSnapshot(log, snapshotId.offset, snapshotId.epoch);
-      // The snapshot install writes the (now empty) epoch checkpoint synchronously, through the same
-      // `.tmp` the flush's write is still syncing: that write must give way, not fail the flush.
+      // The snapshot install lands inside the flush's epoch write: the flush reports no more than
+      // the snapshot offset, and the next flush writes the install's files (ADR 0036), the now
+      // empty epoch checkpoint through the same `.tmp`.
       hooks.onNextSyncAsync(`${LEADER_EPOCH_CHECKPOINT_FILE}.tmp`, () => {
         expect(log.truncateToLatestSnapshot()).toBe(true);
       });
+      expect(await log.flush()).toBe(snapshotId.offset);
       expect(await log.flush()).toBe(snapshotId.offset);
       expect(epochCheckpointOnDisk(fileSystem)).toEqual([]);
       fileSystem.crash();
@@ -274,4 +276,132 @@ function dataFiles(fileSystem: MemoryFileSystem): Map<string, Buffer> {
 
 function concat(parts: readonly MemoryRecords[]): MemoryRecords {
   return MemoryRecords.readableRecords(Buffer.concat(parts.map((part) => part.buffer())));
+}
+
+describe('a full truncation (a snapshot installed ahead of the log) deferred to the next flush (ADR 0036)', () => {
+  it('shows the empty log at the snapshot at once, holds appends, and changes no log file until the flush', async () => {
+    const { fileSystem, log } = await flushedLog();
+    log.truncateTo(30);
+    appendEpoch3(log, 30, 34);
+    fetchedSnapshot(log, 100, 4);
+    const before = segmentFilesAndCheckpoints(fileSystem);
+    const unlinks = vi.spyOn(fileSystem, 'unlink');
+    expect(log.truncateToLatestSnapshot()).toBe(true);
+    // Only the older snapshot's file goes now: no segment, recovery point or epoch checkpoint changes.
+    expect(unlinks.mock.calls.map(([path]) => path).filter((path) => !path.endsWith('.deleted'))).toEqual([]);
+    expect(segmentFilesAndCheckpoints(fileSystem)).toEqual(before);
+    expect([log.startOffset(), log.endOffset(), log.highWatermark(), log.lastFlushedOffset()]).toEqual([
+      100, 100, 100, 100,
+    ]);
+    expect([log.lastFetchedEpoch(), log.segmentBaseOffsets(), log.sizeInBytes()]).toEqual([4, [100], 0]);
+    expect(log.read(100, 'uncommitted').records.sizeInBytes()).toBe(0);
+    expect(log.highWatermarkMetadata()).toEqual({
+      offset: 100,
+      segmentBaseOffset: 100,
+      relativePositionBytes: 0,
+    });
+    expect(log.validateOffsetAndEpoch(100, 4)).toEqual({ kind: 'valid' });
+    appendEpoch4At100(log);
+    expect(readAll(log, 'uncommitted').map((batch) => [batch.baseOffset, batch.epoch])).toEqual([
+      [100, 4],
+      [102, 4],
+    ]);
+    expect(log.read(102, 'uncommitted').startOffsetMetadata).toEqual({
+      offset: 102,
+      segmentBaseOffset: 100,
+      relativePositionBytes: log.read(100, 'uncommitted', 1).records.sizeInBytes(),
+    });
+    expect(segmentFilesAndCheckpoints(fileSystem)).toEqual(before);
+    expect(await log.flush()).toBe(104);
+    await log.recoveryPointSettled();
+    const after = segmentFilesAndCheckpoints(fileSystem);
+    expect([...after.keys()].filter((path) => path.endsWith('.log'))).toEqual([
+      `${DIR}/__cluster_metadata-0/00000000000000000100.log`,
+    ]);
+    expect(epochCheckpointOnDisk(fileSystem)).toEqual([{ epoch: 4, startOffset: 100 }]);
+    expect(after.get(`${DIR}/recovery-point-offset-checkpoint`)?.toString('utf8')).toContain(
+      '__cluster_metadata 0 104',
+    );
+    fileSystem.crash();
+    expect(readAll(open(fileSystem), 'uncommitted').map((batch) => batch.baseOffset)).toEqual([100, 102]);
+  });
+
+  it('creates the new segment only after unlinking the old one of the same name', async () => {
+    const { fileSystem, log } = await flushedLog();
+    const second = log.segmentBaseOffsets()[1] as number;
+    expect(second).toBeGreaterThan(0);
+    fetchedSnapshot(log, second, 4);
+    expect(log.truncateToLatestSnapshot()).toBe(true);
+    log.appendAsFollower(dataBatch({ baseOffset: second, epoch: 4, count: 2, prefix: 'new' }), 4);
+    // The old segment's file still holds the old batches at that offset until the flush.
+    const path = `${DIR}/__cluster_metadata-0/${String(second).padStart(20, '0')}.log`;
+    const oldBytes = fileSystem.readFile(path);
+    expect(oldBytes.length).toBeGreaterThan(0);
+    fileSystem.crash();
+    expect(fileSystem.readFile(path)).toEqual(oldBytes);
+    // Reopening installs the snapshot again; its flush replaces the file.
+    const old = open(fileSystem);
+    expect([old.startOffset(), old.endOffset()]).toEqual([second, second]);
+    old.appendAsFollower(dataBatch({ baseOffset: second, epoch: 4, count: 2, prefix: 'new' }), 4);
+    expect(await old.flush()).toBe(second + 2);
+    fileSystem.crash();
+    const reopened = open(fileSystem);
+    expect(reopened.segmentBaseOffsets()).toEqual([second]);
+    expect(readAll(reopened, 'uncommitted')).toMatchObject([{ baseOffset: second, epoch: 4 }]);
+  });
+
+  it('lets the log start move above it before the flush; a crash then reopens at the newer snapshot', async () => {
+    const { fileSystem, log } = await flushedLog();
+    fetchedSnapshot(log, 100, 4);
+    expect(log.truncateToLatestSnapshot()).toBe(true);
+    appendEpoch4At100(log);
+    log.updateHighWatermark(104);
+    log.createNewSnapshot({ offset: 104, epoch: 4 })?.freeze();
+    // Unlike a partial truncation (ADR 0033's seed -844101324), the old batches come back only
+    // beside a snapshot ahead of them.
+    expect(log.deleteBeforeSnapshot({ offset: 104, epoch: 4 })).toBe(true);
+    fileSystem.crash();
+    const reopened = open(fileSystem);
+    expect([reopened.startOffset(), reopened.endOffset(), reopened.earliestSnapshotId()]).toEqual([
+      104,
+      104,
+      { offset: 104, epoch: 4 },
+    ]);
+  });
+
+  it('settles on close, and on a roll, with the syncs on the event loop', async () => {
+    for (const finish of ['close', 'roll'] as const) {
+      const { fileSystem, log } = await flushedLog();
+      fetchedSnapshot(log, 100, 4);
+      expect(log.truncateToLatestSnapshot()).toBe(true);
+      appendEpoch4At100(log);
+      if (finish === 'roll') log.roll();
+      else log.close();
+      if (finish === 'roll') expect(log.segmentBaseOffsets()).toEqual([100, 104]);
+      fileSystem.crash();
+      const reopened = open(fileSystem);
+      // After a roll nothing was flushed: the held appends may be lost, never the install.
+      expect([reopened.startOffset(), reopened.lastFetchedEpoch()]).toEqual([100, 4]);
+      if (finish === 'close') expect(reopened.endOffset()).toBe(104);
+    }
+  });
+});
+
+/** Two fetched two-record batches of epoch 4 at 100 and 102, after a full truncation to 100. */
+function appendEpoch4At100(log: RaftLog): void {
+  for (const offset of [100, 102])
+    log.appendAsFollower(dataBatch({ baseOffset: offset, epoch: 4, count: 2 }), 4);
+}
+
+/** The segment logs, the recovery point and the epoch checkpoint (not the snapshot files). */
+function segmentFilesAndCheckpoints(fileSystem: MemoryFileSystem): Map<string, Buffer> {
+  const files = dataFiles(fileSystem);
+  for (const path of files.keys()) {
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    if (
+      !(name.endsWith('.log') || name.startsWith('recovery-point') || name === LEADER_EPOCH_CHECKPOINT_FILE)
+    )
+      files.delete(path);
+  }
+  return files;
 }

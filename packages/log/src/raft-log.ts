@@ -351,7 +351,9 @@ export class RaftLog {
   /**
    * After a snapshot was fetched: when the latest snapshot is ahead of the log (a higher epoch than
    * the log's latest, an offset past the log end, or at the log end in another epoch), drop the
-   * whole log and start it at the snapshot.
+   * whole log and start it at the snapshot. The log shows the change at once; its segment files,
+   * recovery point and epoch checkpoint change in the next `flush` (ADR 0036). A crash before that
+   * finds the old log beside the frozen snapshot and the new log start, and `open` installs it again.
    */
   truncateToLatestSnapshot(): boolean {
     const snapshotId = this.latestSnapshotId();
@@ -370,7 +372,10 @@ export class RaftLog {
     if (!ahead) return false;
     this.logStartCheckpoint.write(this.topicPartition, snapshotId.offset);
     this.log.truncateFullyAndStartAt(snapshotId.offset);
-    this.removeSnapshotsBefore(snapshotId);
+    // The flush that settles the install syncs this directory (the segments live here too). Older
+    // snapshots a crash brings back before it lie below the log start or the reinstalled snapshot,
+    // and the open deletes them again.
+    this.removeSnapshotsBefore(snapshotId, false);
     return true;
   }
 
@@ -641,8 +646,11 @@ export class RaftLog {
     );
   }
 
-  /** Forgets snapshots ordered before `snapshotId`: renamed to `.deleted`, then removed. */
-  private removeSnapshotsBefore(snapshotId: OffsetAndEpoch): number {
+  /**
+   * Forgets snapshots ordered before `snapshotId`: renamed to `.deleted`, then removed, and the
+   * directory synced unless the caller leaves that to the next flush.
+   */
+  private removeSnapshotsBefore(snapshotId: OffsetAndEpoch, syncDirectory = true): number {
     const expired = this.snapshots.filter((entry) => compareOffsetAndEpoch(entry.id, snapshotId) < 0);
     if (expired.length === 0) return 0;
     this.snapshots.splice(0, expired.length);
@@ -655,7 +663,7 @@ export class RaftLog {
       this.fileSystem.unlink(deletedPath);
       this.logger.info({ offset: entry.id.offset, epoch: entry.id.epoch }, 'deleted snapshot');
     }
-    this.fileSystem.syncDirectory(this.directory);
+    if (syncDirectory) this.fileSystem.syncDirectory(this.directory);
     return expired.length;
   }
 }

@@ -116,10 +116,18 @@ interface PendingTruncation {
   readonly heldAppends: HeldAppend[];
   /** The bytes of `heldAppends`, bounded by MAX_HELD_APPEND_BYTES. */
   heldSizeInBytes: number;
+  /**
+   * Set by a full truncation (ADR 0036): every segment is in `removedSegments`, the segment list is
+   * empty, and the new active segment starts here once the files allow it. Its file is created
+   * only after the old ones are unlinked, since one of them may have the same name.
+   */
+  restartOffset: number | undefined;
 }
 
 interface HighWatermarkLocation {
-  readonly segment: LogSegment;
+  /** Undefined while a full truncation has not created the new active segment yet. */
+  readonly segment: LogSegment | undefined;
+  readonly segmentBaseOffset: number;
   /** Byte position in `segment` where the batch holding the high watermark starts. */
   readonly position: number;
 }
@@ -164,6 +172,13 @@ export class SegmentedLog {
   private checkpointGeneration = 0;
   /** A failed background checkpoint write; the next flush rethrows it. */
   private checkpointFailure: unknown;
+  /**
+   * Full truncations made, and how many of them the directory durably shows (their old segments
+   * unlinked, the new one created, the directory synced). Until they agree the old segments may
+   * come back after a crash, so the recovery point may not rise to the new log's offsets (ADR 0036).
+   */
+  private restarts = 0;
+  private durableRestarts = 0;
   /**
    * While recovering lost flushed data from the quorum: the old recovery point the log must be
    * fetched and flushed back past. The checkpoint keeps holding it (a log end below its recovery
@@ -515,7 +530,10 @@ export class SegmentedLog {
     return total;
   }
 
+  /** With a full truncation not yet in the files: the offset its segment will start at. */
   segmentBaseOffsets(): number[] {
+    const restartOffset = this.pendingTruncation?.restartOffset;
+    if (restartOffset !== undefined) return [restartOffset];
     return this.segments.all().map((segment) => segment.baseOffset);
   }
 
@@ -734,8 +752,8 @@ export class SegmentedLog {
     maxOffset: number,
     maxSizeBytes: number,
   ): LogFetchInfo {
-    const active = this.segments.last() as LogSegment;
-    let positionBytes = active.sizeInBytes();
+    const active = this.segments.last();
+    let positionBytes = active?.sizeInBytes() ?? 0;
     for (const held of pending.heldAppends) {
       if (held.lastOffset < startOffset) {
         positionBytes += held.records.sizeInBytes();
@@ -752,7 +770,7 @@ export class SegmentedLog {
         records: MemoryRecords.readableRecords(buffer.subarray(start, end)),
         startOffsetMetadata: {
           offset: batchBaseOffset(buffer, start),
-          segmentBaseOffset: active.baseOffset,
+          segmentBaseOffset: active?.baseOffset ?? this.writtenEndOffset(),
           relativePositionBytes: positionBytes + start,
         },
       };
@@ -761,7 +779,18 @@ export class SegmentedLog {
   }
 
   private emptyRead(startOffset: number): LogFetchInfo {
-    const segment = (this.segments.floor(startOffset) ?? this.segments.first()) as LogSegment;
+    const segment = this.segments.floor(startOffset) ?? this.segments.first();
+    if (segment === undefined) {
+      // A full truncation not yet in the files: the log is empty at its new start.
+      return {
+        records: MemoryRecords.EMPTY,
+        startOffsetMetadata: {
+          offset: startOffset,
+          segmentBaseOffset: this.writtenEndOffset(),
+          relativePositionBytes: 0,
+        },
+      };
+    }
     const position = segment.translateOffset(startOffset)?.position ?? segment.sizeInBytes();
     return {
       records: segment.slice(position, 0),
@@ -777,7 +806,7 @@ export class SegmentedLog {
   private committedLimit(segment: LogSegment): number {
     const location = this.highWatermarkLocation();
     if (segment === location.segment) return location.position;
-    return segment.baseOffset < location.segment.baseOffset ? segment.sizeInBytes() : 0;
+    return segment.baseOffset < location.segmentBaseOffset ? segment.sizeInBytes() : 0;
   }
 
   /** The high watermark with its physical position, computed once per change. */
@@ -785,7 +814,7 @@ export class SegmentedLog {
     const location = this.highWatermarkLocation();
     return {
       offset: this.highWatermarkValue,
-      segmentBaseOffset: location.segment.baseOffset,
+      segmentBaseOffset: location.segmentBaseOffset,
       relativePositionBytes: location.position,
     };
   }
@@ -793,7 +822,8 @@ export class SegmentedLog {
   private highWatermarkLocation(): HighWatermarkLocation {
     if (this.highWatermarkCache !== undefined) return this.highWatermarkCache;
     const offset = this.highWatermarkValue;
-    const segment = (this.segments.floor(offset) ?? this.segments.first()) as LogSegment;
+    const segment = this.segments.floor(offset) ?? this.segments.first();
+    if (segment === undefined) return { segment, segmentBaseOffset: this.writtenEndOffset(), position: 0 };
     let position = segment.sizeInBytes();
     if (offset < segment.nextOffset()) {
       // Committed reads end here: an offset the segment holds but cannot locate must fail closed,
@@ -806,7 +836,7 @@ export class SegmentedLog {
       }
       position = location.position;
     }
-    this.highWatermarkCache = { segment, position };
+    this.highWatermarkCache = { segment, segmentBaseOffset: segment.baseOffset, position };
     return this.highWatermarkCache;
   }
 
@@ -853,14 +883,16 @@ export class SegmentedLog {
         removedSegments: [],
         heldAppends: [],
         heldSizeInBytes: 0,
+        restartOffset: undefined,
       };
     }
     return this.pendingTruncation;
   }
 
-  /** The log end of what the segments hold (held appends excluded). */
+  /** The log end of what the segments hold (held appends excluded); a full truncation's new start. */
   private writtenEndOffset(): number {
-    return (this.segments.last() as LogSegment).nextOffset();
+    const last = this.segments.last();
+    return last === undefined ? (this.pendingTruncation?.restartOffset as number) : last.nextOffset();
   }
 
   private cutSegmentsInMemory(pending: PendingTruncation, offset: number): void {
@@ -885,6 +917,10 @@ export class SegmentedLog {
       const offset = pending.offset;
       if (this.recoveryPointAbove(offset)) await this.writeRecoveryPointAsync(offset);
       if (this.pendingTruncation !== pending || pending.offset < offset) continue;
+      if (pending.restartOffset !== undefined) {
+        await this.settleFullTruncation(pending);
+        continue;
+      }
       this.cutFiles(pending);
       await this.epochCache.writeUnwritten();
       // Cut lower or appended a new epoch meanwhile: that too must be durable first.
@@ -898,11 +934,47 @@ export class SegmentedLog {
     }
   }
 
-  /** `settlePendingTruncation` with the syncs on the event loop: close, snapshot install, overflow. */
+  /**
+   * A full truncation's files, with the recovery point already durable at 0 (or holding the recovery
+   * target): the epoch checkpoint written (empty, or the held appends' epochs); the old segments
+   * above the new start unlinked, durably; the rest unlinked and the new one created; the held
+   * appends written. The flush that follows syncs the directory before anything lets the recovery
+   * point rise (ADR 0036).
+   */
+  private async settleFullTruncation(pending: PendingTruncation): Promise<void> {
+    await this.epochCache.writeUnwritten();
+    // Truncated or appended a new epoch meanwhile: the loop writes that first.
+    if (this.pendingTruncation !== pending || this.epochCache.hasUnwrittenChanges()) return;
+    if (this.unlinkSegmentsAboveRestart(pending)) {
+      await this.fileSystem.syncDirectoryAsync(this.directory);
+      if (this.pendingTruncation !== pending || this.epochCache.hasUnwrittenChanges()) return;
+    }
+    this.cutFiles(pending);
+    this.finishPendingTruncation(pending);
+  }
+
+  /**
+   * Unlinks the old segments above a full truncation's new start; true when there are any, and the
+   * directory must be synced before the others go. Were they to outlive the lower ones, recovery
+   * would start the log above the snapshot and delete that snapshot as below the log start.
+   */
+  private unlinkSegmentsAboveRestart(pending: PendingTruncation): boolean {
+    const restartOffset = pending.restartOffset as number;
+    const above = pending.removedSegments.filter((segment) => segment.baseOffset > restartOffset);
+    for (const segment of above) if (!segment.deleted) segment.delete();
+    return above.length > 0;
+  }
+
+  /** `settlePendingTruncation` with the syncs on the event loop: close, roll, overflow. */
   private settlePendingTruncationNow(): void {
     const pending = this.pendingTruncation;
     if (pending === undefined) return;
     this.lowerRecoveryPoint(pending.offset);
+    if (pending.restartOffset !== undefined) {
+      // In the flush's order: the epochs, then the segments above the new start, durably.
+      this.epochCache.persistUnwritten();
+      if (this.unlinkSegmentsAboveRestart(pending)) this.fileSystem.syncDirectory(this.directory);
+    }
     this.cutFiles(pending);
     this.finishPendingTruncation(pending);
   }
@@ -911,8 +983,17 @@ export class SegmentedLog {
     if (pending.activeSegmentCut) (this.segments.last() as LogSegment).cutFileToSize();
     pending.activeSegmentCut = false;
     const removed = pending.removedSegments.splice(0);
-    if (removed.length === 0) return;
-    this.retire(removed);
+    if (removed.length > 0) {
+      this.retire(removed);
+      this.directoryDirty = true;
+    }
+    const restartOffset = pending.restartOffset;
+    if (restartOffset === undefined) return;
+    // Only now that the old files are unlinked: one of them may carry the same name.
+    this.segments.add(
+      LogSegment.create(this.fileSystem, this.directory, restartOffset, this.config, this.time()),
+    );
+    pending.restartOffset = undefined;
     this.directoryDirty = true;
   }
 
@@ -945,25 +1026,35 @@ export class SegmentedLog {
     );
   }
 
-  /** Deletes every segment and starts an empty log at `offset` (after installing a snapshot). */
+  /**
+   * Drops every segment and starts an empty log at `offset` (after installing a snapshot). In
+   * memory at once: reads and appends see the empty log at `offset`, appends are held. No file
+   * changes here: the next flush lowers the recovery point to 0, writes the epoch checkpoint,
+   * unlinks the old segments, creates the new one and syncs the directory (ADR 0036). A crash
+   * before that finds the old log, which the snapshot (frozen first) makes the open install again.
+   */
   truncateFullyAndStartAt(offset: number): void {
     this.ensureOpen();
-    this.lowerRecoveryPoint(offset);
-    const pending = this.pendingTruncation;
-    this.pendingTruncation = undefined;
-    this.retire([...(pending?.removedSegments ?? []), ...this.segments.removeWhere(() => true)]);
-    this.segments.add(LogSegment.create(this.fileSystem, this.directory, offset, this.config, this.time()));
-    this.fileSystem.syncDirectory(this.directory);
-    // Raised only now that the new segment is durable; a frozen snapshot holds what lies below.
-    this.raiseRecoveryPoint(offset);
-    this.directoryDirty = false;
+    const pending = this.holdTruncation();
+    pending.removedSegments.push(...this.segments.removeWhere(() => true));
+    // The active segment goes as a whole: its file is unlinked, never cut.
+    pending.activeSegmentCut = false;
+    // Any subset of the unlinks may reach the disk before the directory sync, leaving any prefix
+    // of the old log or none (recovery then starts an empty log at 0): only 0 is below them all.
+    pending.offset = 0;
+    pending.restartOffset = offset;
+    pending.heldAppends.splice(0);
+    pending.heldSizeInBytes = 0;
+    this.restarts += 1;
     this.epochCache.clear();
-    this.epochCache.persistUnwritten();
+    // The frozen snapshot holds everything below `offset`: a recovery from the quorum it reaches is over.
+    if (this.recoveryTarget !== undefined && offset >= this.recoveryTarget) this.finishRecovery(offset);
     this.logStartOffsetValue = offset;
     this.highWatermarkValue = offset;
     this.setLogEndAfterTruncation(offset);
+    // Durable through the snapshot, not the segments: see RaftLog.truncateToLatestSnapshot.
     this.flushedOffset = offset;
-    this.logger.info({ offset }, 'truncated the whole log');
+    this.logger.info({ offset }, 'truncated the whole log (files changed on the next flush)');
   }
 
   /** Before removing batches below the recovery point (not while recovering: the target stays). */
@@ -979,14 +1070,6 @@ export class SegmentedLog {
       this.checkpointedRecoveryPoint ?? offset + 1,
     );
     return this.recoveryTarget === undefined && onFile > offset;
-  }
-
-  /** After `offset` became durable by other means than a flush (a snapshot installed there). */
-  private raiseRecoveryPoint(offset: number): void {
-    if (this.recoveryTarget !== undefined && offset >= this.recoveryTarget) this.finishRecovery(offset);
-    const target = Math.max(offset, this.recoveryTarget ?? 0);
-    if (this.checkpointedRecoveryPoint === target && this.recoveryPointOnFile === target) return;
-    this.writeRecoveryPointNow(target);
   }
 
   private finishRecovery(durableOffset: number): void {
@@ -1031,9 +1114,10 @@ export class SegmentedLog {
     if (offset <= this.logStartOffsetValue) return false;
     // The caller makes the new start durable at once. Above a truncation not yet in the files, a
     // power loss could bring the removed batches back around it, the start inside one of them:
-    // wait for the flush that settles the truncation.
+    // wait for the flush that settles the truncation. After a full truncation they come back
+    // beside the snapshot at the new start, which is ahead of them: the open installs it again.
     const pending = this.pendingTruncation;
-    if (pending !== undefined && pending.offset < offset) return false;
+    if (pending !== undefined && pending.restartOffset === undefined && pending.offset < offset) return false;
     this.logStartOffsetValue = offset;
     this.epochCache.truncateFromStart(offset);
     return true;
@@ -1077,10 +1161,14 @@ export class SegmentedLog {
     await this.epochCache.writeUnwritten();
     if (this.directoryDirty) {
       this.directoryDirty = false;
+      // Every full truncation whose files changed (none still pending) is durable after this sync.
+      const restarts =
+        this.pendingTruncation?.restartOffset === undefined ? this.restarts : this.durableRestarts;
       await this.fileSystem.syncDirectoryAsync(this.directory).catch((error: unknown) => {
         this.directoryDirty = true;
         throw error;
       });
+      this.durableRestarts = Math.max(this.durableRestarts, restarts);
     }
     for (const segment of this.segments.all().filter((each) => each.hasUnflushedData())) {
       try {
@@ -1110,7 +1198,9 @@ export class SegmentedLog {
    * tail. At most one write runs; flushes meanwhile coalesce into the next one.
    */
   private scheduleRecoveryPointWrite(): void {
-    if (this.closed) return;
+    // Until a full truncation's directory changes are durable, the flushed offset (its new start)
+    // may lie above every old segment a crash could bring back: the next flush writes it.
+    if (this.closed || this.durableRestarts !== this.restarts) return;
     if (this.checkpointWrite !== undefined) {
       this.checkpointBehind = true;
       return;
@@ -1185,7 +1275,8 @@ export class SegmentedLog {
   private retire(segments: readonly LogSegment[]): void {
     if (segments.length === 0) return;
     this.releaseRetiredSegments();
-    for (const segment of segments) segment.delete();
+    // A full truncation unlinked some already (those above its new start).
+    for (const segment of segments) if (!segment.deleted) segment.delete();
     this.retiredSegments = [...segments];
   }
 
