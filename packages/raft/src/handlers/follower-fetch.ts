@@ -1,9 +1,9 @@
-import { Errors, KRaftError } from '@kraft/protocol';
+import { Errors } from '@kraft/protocol';
 import { MemoryRecords } from '@kraft/records';
 import type { RaftClientContext } from '../client/raft-client-context.js';
 import type { StateTransitions } from '../client/state-transitions.js';
 import { RaftLogStateError } from '../errors/raft-log-state-error.js';
-import type { LogAppendInfo, OffsetAndEpoch } from '../ports/raft-log.js';
+import type { OffsetAndEpoch } from '../ports/raft-log.js';
 import { RaftApiKey } from '../rpc/raft-api-key.js';
 import {
   buildFetchRequest,
@@ -185,28 +185,30 @@ export class FollowerFetch {
   }
 
   /**
-   * Appends fetched records. Records that fail validation (bad CRC, offsets that do not follow
-   * the log end) came from the network, not from us: like Kafka, log them and fetch again after
-   * the backoff instead of stopping the node. Returns false when nothing could be appended.
+   * Appends fetched records. Records the log rejects (bad CRC, offsets that do not follow the
+   * log end) came from the network, not from us: like Kafka, log them and fetch again after the
+   * backoff instead of stopping the node. Returns false when nothing could be appended.
    */
   private appendAsFollower(state: FollowerState, bytes: Buffer | null): boolean {
     if (bytes === null || bytes.length === 0) return true;
     const records = MemoryRecords.readableRecords(bytes);
     if (records.validBytes() === 0) return true;
-    let info: LogAppendInfo;
-    try {
-      info = this.context.log.appendAsFollower(records, state.epoch);
-    } catch (error) {
-      if (!isRejectedRecordsError(error)) throw error;
+    const result = this.context.log.appendAsFollower(records, state.epoch);
+    if (result.kind === 'rejected') {
       this.context.logger.warn(
-        { err: error, offset: this.context.log.endOffset(), leaderId: state.leaderId },
+        {
+          err: result.error,
+          reason: result.reason,
+          offset: this.context.log.endOffset(),
+          leaderId: state.leaderId,
+        },
         'fetched records rejected',
       );
       return false;
     }
     if (this.context.logger.isLevelEnabled('trace')) {
       this.context.logger.trace(
-        { offset: info.firstOffset, lastOffset: info.lastOffset },
+        { offset: result.info.firstOffset, lastOffset: result.info.lastOffset },
         'appended as follower',
       );
     }
@@ -295,15 +297,4 @@ export class FollowerFetch {
     );
     this.updateFollowerHighWatermark(state, snapshotId.offset);
   }
-}
-
-/** Errors a log raises for records that are corrupt or do not follow its end (bad input, not a bug). */
-const REJECTED_RECORDS_ERROR_CODES: ReadonlySet<string> = new Set([
-  'CORRUPT_RECORD',
-  'CORRUPT_MESSAGE',
-  'INVALID_RECORD',
-]);
-
-function isRejectedRecordsError(error: unknown): boolean {
-  return KRaftError.isInstance(error) && REJECTED_RECORDS_ERROR_CODES.has(error.code);
 }
