@@ -659,7 +659,10 @@ export class KafkaRaftClient implements RaftClient {
     const api = apiKeyFor(request.apiKey);
     this.logger.warn({ apiKey: request.apiKey }, 'a request the raft core does not handle');
     if (api === undefined) return;
-    this.outbox.sendResponse(request, api.response.defaults({ errorCode: Errors.UNKNOWN_SERVER_ERROR.code }));
+    this.outbox.sendUnhandledApiResponse(
+      request,
+      api.response.defaults({ errorCode: Errors.UNKNOWN_SERVER_ERROR.code }),
+    );
   }
 
   private clusterId(): string | null {
