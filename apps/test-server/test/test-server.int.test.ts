@@ -140,6 +140,17 @@ describe('test-kraft-server (real processes on 127.0.0.1)', () => {
     const { node: leader } = await waitForCommittingLeader(nodes, 50_000);
     const start = leader.stats.length;
     await leader.waitForStats(() => leader.stats.length >= start + 3, 20_000, 'three more stats lines');
+    // A follower's last stats line may trail the leader's (it learns the high watermark a fetch
+    // later and prints once a second): wait until each has printed one past 50,000.
+    await Promise.all(
+      nodes.map((node) =>
+        node.waitForStats(
+          (line) => (line.highWatermark ?? 0) > 50_000,
+          STARTUP_TIMEOUT_MS,
+          'every node past 50,000 committed',
+        ),
+      ),
+    );
     await stopAll(nodes);
     const finalHighWatermark = Math.min(...nodes.map((node) => node.latestStats()?.highWatermark ?? 0));
     expect(finalHighWatermark).toBeGreaterThan(50_000);
