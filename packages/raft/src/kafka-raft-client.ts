@@ -360,6 +360,15 @@ export class KafkaRaftClient implements RaftClient {
     this.outbox.onElectionStatePersisted(id);
   }
 
+  /**
+   * The driver made the downloaded snapshot of `ready().snapshotInstall.id` durable
+   * (`RaftLog.freezeFetchedSnapshot`): the core installs it now, and fetches again from its start.
+   */
+  onSnapshotInstallDurable(id: number, _nowMs: number): void {
+    invariant(this.initialized, () => 'onSnapshotInstallDurable before initialize');
+    this.followerFetch.completeSnapshotInstall(this.outbox.onSnapshotInstallDurable(id));
+  }
+
   /** True when appended data is not yet durable: the driver must flush and call `onLogFlushed`. */
   needsFlush(): boolean {
     return this.log.lastFlushedOffset() < this.log.endOffset();

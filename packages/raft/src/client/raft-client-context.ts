@@ -6,7 +6,7 @@ import type { QuorumStateDataVersion } from '../ports/quorum-state-store.js';
 import type { RaftLog } from '../ports/raft-log.js';
 import type { QuorumConfig } from '../quorum-config.js';
 import type { QuorumState } from '../quorum-state.js';
-import type { MessageSink } from '../raft-outbox.js';
+import type { MessageSink, SnapshotInstallSink } from '../raft-outbox.js';
 import type { RequestManager } from '../request-manager.js';
 import type { ReplicatedTopic } from '../rpc/raft-messages.js';
 import type { RpcVersions } from '../rpc/rpc-versions.js';
@@ -33,7 +33,7 @@ export interface RaftClientContext {
   /** Endpoint updates only: messages go through `outbox`. */
   readonly network: Pick<NetworkChannel, 'updateEndpoint'>;
   /** Where requests and responses are recorded; the driver sends them in order. */
-  readonly outbox: MessageSink;
+  readonly outbox: MessageSink & SnapshotInstallSink;
   readonly logger: Logger;
   readonly topic: ReplicatedTopic;
   readonly listenerName: string;

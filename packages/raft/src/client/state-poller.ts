@@ -1,3 +1,4 @@
+import type { FollowerState } from '../states/follower-state.js';
 import type { LeaderWritePath } from './leader-write-path.js';
 import type { RaftClientContext } from './raft-client-context.js';
 import type {
@@ -148,8 +149,10 @@ export class StatePoller {
       this.transitions.transitionToProspective(nowMs);
       return 0;
     }
-    // Durability: the next Fetch reports our end offset, so it waits for the flush.
+    // Durability: the next Fetch reports our end offset, so it waits for the flush, and for a
+    // downloaded snapshot's freeze (the driver wakes us when it reports, ADR 0039).
     if (this.context.needsFlush()) return 0;
+    if (this.context.outbox.hasPendingSnapshotInstall()) return this.fetchTimeoutMs(follower, nowMs);
     const leaderId = follower.leaderId;
     let target: number | undefined = leaderId;
     if (!this.context.requestManager.isReady(leaderId, nowMs)) {
@@ -160,14 +163,20 @@ export class StatePoller {
       }
     }
     if (target !== undefined) this.followerFetch.sendFetchOrFetchSnapshot(follower, target, nowMs);
-    const fetchTimeoutMs = this.context.quorum.isVoter()
-      ? follower.remainingFetchTimeMs(nowMs)
-      : Number.POSITIVE_INFINITY;
-    return Math.min(fetchTimeoutMs, Math.max(1, this.context.requestManager.remainingMs(leaderId, nowMs)));
+    return Math.min(
+      this.fetchTimeoutMs(follower, nowMs),
+      Math.max(1, this.context.requestManager.remainingMs(leaderId, nowMs)),
+    );
+  }
+
+  /** Until a voter's fetch timeout starts an election; an observer has none. */
+  private fetchTimeoutMs(follower: FollowerState, nowMs: number): number {
+    return this.context.quorum.isVoter() ? follower.remainingFetchTimeMs(nowMs) : Number.POSITIVE_INFINITY;
   }
 
   private pollObserverDiscovery(nowMs: number): number {
     if (this.context.needsFlush()) return 0;
+    if (this.context.outbox.hasPendingSnapshotInstall()) return Number.POSITIVE_INFINITY;
     const voters = this.otherVoterIds();
     const target = this.context.requestManager.findReadyNode(voters, nowMs);
     if (target !== undefined) this.followerFetch.sendFetch(target, this.context.quorum.epoch(), nowMs);

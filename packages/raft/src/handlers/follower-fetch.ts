@@ -266,15 +266,27 @@ export class FollowerFetch {
     }
     writer.appendUnaligned(partition.unalignedRecords);
     if (writer.sizeInBytes() === size) {
-      writer.freeze();
+      // The driver freezes it and makes its log start durable off the event loop; nothing acts on
+      // it (no Fetch leaves, the log does not show it) until it reports (ADR 0039).
       state.finishSnapshotDownload();
-      this.installFetchedSnapshot(state, snapshotId);
+      this.context.outbox.installSnapshot(writer);
     }
     state.resetFetchTimeoutForSuccessfulFetch(nowMs);
     return true;
   }
 
-  private installFetchedSnapshot(state: FollowerState, snapshotId: OffsetAndEpoch): void {
+  /**
+   * The downloaded snapshot is durable under its final name, with the log start it sets: announce
+   * it and install it. Whatever the state has become since: the snapshot holds committed records
+   * only, and `RaftLog.open` would install it the same way after a restart.
+   */
+  completeSnapshotInstall(snapshotId: OffsetAndEpoch): void {
+    this.context.log.onSnapshotFrozen(snapshotId);
+    const state = this.context.quorum.state();
+    this.installFetchedSnapshot(state instanceof FollowerState ? state : undefined, snapshotId);
+  }
+
+  private installFetchedSnapshot(state: FollowerState | undefined, snapshotId: OffsetAndEpoch): void {
     // The log replaces itself with a snapshot past its end even under an uncommitted tail from a
     // newer epoch (sim seed 705): see RaftLog.truncateToLatestSnapshot.
     const replaced = this.context.log.truncateToLatestSnapshot();
@@ -293,7 +305,7 @@ export class FollowerFetch {
       { offset: snapshotId.offset, epoch: snapshotId.epoch },
       'installed snapshot from the leader',
     );
-    this.updateFollowerHighWatermark(state, snapshotId.offset);
+    if (state !== undefined) this.updateFollowerHighWatermark(state, snapshotId.offset);
   }
 }
 
