@@ -179,7 +179,14 @@ async function downloadSnapshot(
     const chunk = bytes.subarray(position, position + 40);
     context.deliverResponse(
       request!,
-      context.fetchSnapshotResponse({ epoch, leaderId: 0, snapshotId, size: bytes.length, position, bytes: chunk }),
+      context.fetchSnapshotResponse({
+        epoch,
+        leaderId: 0,
+        snapshotId,
+        size: bytes.length,
+        position,
+        bytes: chunk,
+      }),
     );
     position += chunk.length;
     await context.poll();

@@ -26,8 +26,8 @@
  */
 import { invariant, type KRaftError } from '@kraft/protocol';
 import type { InboundRequest, OutboundRequest } from './ports/network-channel.js';
-import type { OffsetAndEpoch, RawSnapshotWriter } from './ports/raft-log.js';
 import type { QuorumStateData, QuorumStateDataVersion } from './ports/quorum-state-store.js';
+import type { OffsetAndEpoch, RawSnapshotWriter } from './ports/raft-log.js';
 
 /** Most messages held behind an election write; beyond it a message is dropped (its sender or we time out). */
 export const MAX_HELD_MESSAGES = 65_536;

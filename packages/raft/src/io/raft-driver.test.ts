@@ -21,7 +21,12 @@ import { SystemTime } from './system-time.js';
 const SNAPSHOT_WRITER = { snapshotId: { offset: 10, epoch: 2 } } as RawSnapshotWriter;
 
 function snapshotInstallReady(): RaftReady {
-  return { electionState: undefined, snapshotInstall: { id: 1, writer: SNAPSHOT_WRITER }, messages: [], completions: [] };
+  return {
+    electionState: undefined,
+    snapshotInstall: { id: 1, writer: SNAPSHOT_WRITER },
+    messages: [],
+    completions: [],
+  };
 }
 
 class FakeClient implements DrivenRaftClient {
@@ -55,7 +60,14 @@ class FakeClient implements DrivenRaftClient {
     this.calls.push(`flushed ${offset}`);
   }
   ready(): RaftReady {
-    return this.readyQueue.shift() ?? { electionState: undefined, snapshotInstall: undefined, messages: [], completions: [] };
+    return (
+      this.readyQueue.shift() ?? {
+        electionState: undefined,
+        snapshotInstall: undefined,
+        messages: [],
+        completions: [],
+      }
+    );
   }
   onElectionStatePersisted(id: number): void {
     this.calls.push(`persisted ${id}`);

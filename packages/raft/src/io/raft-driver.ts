@@ -32,8 +32,8 @@ import {
 import type { RaftClientObservableState } from '../kafka-raft-client.js';
 import type { InboundRequest, InboundResponse, NetworkChannel } from '../ports/network-channel.js';
 import type { QuorumStateStore } from '../ports/quorum-state-store.js';
-import type { Time } from '../ports/time.js';
 import type { RawSnapshotWriter } from '../ports/raft-log.js';
+import type { Time } from '../ports/time.js';
 import type { RaftClient } from '../raft-client.js';
 import type { ElectionStateWrite, OperationCompletion, RaftReady, SnapshotInstall } from '../raft-outbox.js';
 
