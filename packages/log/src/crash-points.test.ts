@@ -1,6 +1,7 @@
 import { KRaftError } from '@kraft/protocol';
 import { type CrashMode, MemoryFileSystem } from '@kraft/records';
 import { describe, expect, it } from 'vitest';
+import { appendAsFollowerOrThrow } from '../test/support/follower-append.js';
 import {
   type BatchSummary,
   captureFiles,
@@ -105,7 +106,7 @@ describe('a power loss at every step', () => {
       (log) => {
         writeSnapshot(log, { offset: 100, epoch: 3 }, true);
         expect(log.truncateToLatestSnapshot()).toBe(true);
-        log.appendAsFollower(dataBatch({ baseOffset: 100, epoch: 3 }), 3);
+        appendAsFollowerOrThrow(log, dataBatch({ baseOffset: 100, epoch: 3 }), 3);
       },
       (log) => {
         if (log.latestSnapshotId()?.offset === 100) {
@@ -371,7 +372,7 @@ async function truncateAppendAndFlush(
     log.truncateTo(80);
     expect(log.lastFlushedOffset()).toBe(80);
     for (let offset = 80; offset < 90; offset += 2)
-      log.appendAsFollower(dataBatch({ baseOffset: offset, epoch: 3, count: 2 }), 3);
+      appendAsFollowerOrThrow(log, dataBatch({ baseOffset: offset, epoch: 3, count: 2 }), 3);
     expect(readAll(log, 'uncommitted').filter((batch) => batch.baseOffset >= 80)).toHaveLength(5);
     acknowledged = 80;
     acknowledged = await log.flush();
@@ -414,7 +415,7 @@ function checkTruncateThenAppend({
 /** Two-record follower batches in `epoch` from `from` up to `to`, their values `held-<i>`. */
 function appendFollowerBatches(log: RaftLog, from: number, to: number, epoch: number): void {
   for (let offset = from; offset < to; offset += 2)
-    log.appendAsFollower(dataBatch({ baseOffset: offset, epoch, count: 2, prefix: 'held' }), epoch);
+    appendAsFollowerOrThrow(log, dataBatch({ baseOffset: offset, epoch, count: 2, prefix: 'held' }), epoch);
 }
 
 /** Makes the chosen files' current bytes and every directory entry durable, as a write-back could. */

@@ -1,6 +1,7 @@
 import type { Logger } from '@kraft/protocol';
 import { MemoryFileSystem, MemoryRecords } from '@kraft/records';
 import { describe, expect, it, vi } from 'vitest';
+import { appendAsFollowerOrThrow } from '../test/support/follower-append.js';
 import {
   captureFiles,
   dataBatch,
@@ -48,7 +49,7 @@ async function flushedLog(logger?: Logger): Promise<{
 
 function appendEpoch3(log: RaftLog, from: number, to: number): void {
   for (let offset = from; offset < to; offset += 2)
-    log.appendAsFollower(dataBatch({ baseOffset: offset, epoch: 3, count: 2 }), 3);
+    appendAsFollowerOrThrow(log, dataBatch({ baseOffset: offset, epoch: 3, count: 2 }), 3);
 }
 
 describe('a truncation deferred to the next flush (ADR 0029)', () => {
@@ -77,7 +78,8 @@ describe('a truncation deferred to the next flush (ADR 0029)', () => {
   it('truncates inside the held appends, keeping the whole batches below the cut', async () => {
     const { fileSystem, log } = await flushedLog();
     log.truncateTo(24);
-    log.appendAsFollower(
+    appendAsFollowerOrThrow(
+      log,
       // One append of three batches: 24-25, 26-27, 28-29.
       concat([24, 26, 28].map((offset) => dataBatch({ baseOffset: offset, epoch: 3, count: 2 }))),
       3,
@@ -128,7 +130,7 @@ describe('a truncation deferred to the next flush (ADR 0029)', () => {
     const { fileSystem, log } = await flushedLog();
     log.truncateTo(24);
     const records = dataBatch({ baseOffset: 24, epoch: 3, count: 2 });
-    log.appendAsFollower(records, 3);
+    appendAsFollowerOrThrow(log, records, 3);
     records.buffer().fill(0);
     expect(await log.flush()).toBe(26);
     log.close();
@@ -151,7 +153,7 @@ describe('a truncation deferred to the next flush (ADR 0029)', () => {
     log.truncateTo(24);
     const syncs = fileSystem.syncCount;
     for (let offset = 24; offset < 94; offset += 1)
-      log.appendAsFollower(dataBatch({ baseOffset: offset, epoch: 3, valueBytes: 1024 * 1024 }), 3);
+      appendAsFollowerOrThrow(log, dataBatch({ baseOffset: offset, epoch: 3, valueBytes: 1024 * 1024 }), 3);
     expect(lines.filter((line) => line.level === 'warn').map((line) => line.message)).toEqual([
       'appends held behind a truncation exceed their bound: making the truncation durable now',
     ]);
@@ -213,7 +215,7 @@ describe('a truncation deferred to the next flush (ADR 0029)', () => {
     appendEpoch3(log, 24, 30);
     fetchedSnapshot(log, 40, 3);
     expect(log.truncateToLatestSnapshot()).toBe(true);
-    log.appendAsFollower(dataBatch({ baseOffset: 40, epoch: 4, count: 2 }), 4);
+    appendAsFollowerOrThrow(log, dataBatch({ baseOffset: 40, epoch: 4, count: 2 }), 4);
     expect(await log.flush()).toBe(42);
     fileSystem.crash();
     expect(epochCheckpointOnDisk(fileSystem)).toEqual([{ epoch: 4, startOffset: 40 }]);
@@ -230,7 +232,7 @@ describe('a new epoch outside a truncation reaches the checkpoint in the next fl
     const directorySyncs = vi.spyOn(fileSystem, 'syncDirectory');
     log.initializeLeaderEpoch(3);
     log.appendAsLeader(dataBatch({ count: 2 }), 3);
-    log.appendAsFollower(dataBatch({ baseOffset: 42, epoch: 4, count: 2 }), 4);
+    appendAsFollowerOrThrow(log, dataBatch({ baseOffset: 42, epoch: 4, count: 2 }), 4);
     expect([fileSystem.syncCount, renames.mock.calls.length, directorySyncs.mock.calls.length]).toEqual([
       syncs,
       0,

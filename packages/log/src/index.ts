@@ -62,6 +62,9 @@ export { TimeIndex } from './index/time-index.js';
 export { KafkaRaftLog, METADATA_TOPIC_PARTITION, RaftLog, type RaftLogOpenOptions } from './raft-log.js';
 export {
   compareOffsetAndEpoch,
+  type FollowerAppendRejection,
+  type FollowerAppendRejectionReason,
+  type FollowerAppendResult,
   type Isolation,
   type LogAppendInfo,
   type LogFetchInfo,

@@ -1,3 +1,4 @@
+import type { KRaftError } from '@kraft/protocol';
 import type { FileRecords, MemoryRecords, Records } from '@kraft/records';
 
 /** Which offsets a read may return: up to the high watermark, or up to the log end. */
@@ -26,6 +27,30 @@ export interface LogAppendInfo {
   readonly firstOffset: number;
   /** Offset of the last record appended; the log end offset is now `lastOffset + 1`. */
   readonly lastOffset: number;
+}
+
+/**
+ * Why a follower append refused the fetched records: `corrupt` bytes (a bad CRC, magic or length;
+ * Kafka's CorruptRecordException) or `invalid` batches that do not continue the log (offsets not
+ * following its end, epochs going backwards or past the leader's, an empty or oversized set;
+ * Kafka's InvalidRecordException).
+ */
+export type FollowerAppendRejectionReason = 'corrupt' | 'invalid';
+
+/**
+ * What `appendAsFollower` did with fetched records. Records from the network that fail the log's
+ * checks are an expected outcome, not a fault of this node, so they come back as `rejected` (with
+ * the typed error that says why) and nothing was appended; any other failure (IO) still throws.
+ */
+export type FollowerAppendResult =
+  | { readonly kind: 'appended'; readonly info: LogAppendInfo }
+  | FollowerAppendRejection;
+
+/** A refused follower append: why, and the typed error the check raised. */
+export interface FollowerAppendRejection {
+  readonly kind: 'rejected';
+  readonly reason: FollowerAppendRejectionReason;
+  readonly error: KRaftError;
 }
 
 /** An offset with its physical place: the segment's base offset and the byte position inside it. */

@@ -1,6 +1,7 @@
 import { type CrashMode, MemoryFileSystem } from '@kraft/records';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { appendAsFollowerOrThrow } from '../test/support/follower-append.js';
 import {
   type BatchSummary,
   dataBatch,
@@ -118,7 +119,7 @@ class AppendCommand implements fc.AsyncCommand<Model, Real> {
     const baseOffset = model.endOffset();
     const prefix = `t${model.nextTag++}`;
     if (this.asFollower) {
-      real.log.appendAsFollower(dataBatch({ baseOffset, epoch, count: this.count, prefix }), epoch);
+      appendAsFollowerOrThrow(real.log, dataBatch({ baseOffset, epoch, count: this.count, prefix }), epoch);
     } else {
       if (this.newEpoch) real.log.initializeLeaderEpoch(epoch);
       expect(real.log.appendAsLeader(dataBatch({ count: this.count, prefix }), epoch).firstOffset).toBe(

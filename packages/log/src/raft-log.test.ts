@@ -3,16 +3,20 @@ import {
   buildSnapshotFooterBatch,
   buildSnapshotHeaderBatch,
   FileRecords,
+  FileSystemError,
   MemoryRecords,
 } from '@kraft/records';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { appendAsFollowerOrThrow } from '../test/support/follower-append.js';
 import {
   dataBatch,
+  FailingFileSystem,
   type FileSystemFixture,
   memoryFixture,
   nodeFixture,
   readAll,
   readBatches,
+  TEST_NOW_MS,
   testConfig,
 } from '../test/support/log-fixtures.js';
 import { LEADER_EPOCH_CHECKPOINT_FILE } from './epoch/leader-epoch-checkpoint-file.js';
@@ -24,8 +28,12 @@ import {
   OffsetOutOfRangeError,
 } from './errors/log-errors.js';
 import { readSmallFile } from './files/atomic-file.js';
-import type { RaftLog } from './raft-log.js';
-import type { OffsetAndEpoch } from './raft-log-types.js';
+import { RaftLog } from './raft-log.js';
+import type {
+  FollowerAppendRejectionReason,
+  FollowerAppendResult,
+  OffsetAndEpoch,
+} from './raft-log-types.js';
 
 function partitionFile(fixture: FileSystemFixture, name: string): string {
   return `${fixture.dir}/__cluster_metadata-0/${name}`;
@@ -35,6 +43,13 @@ function partitionFile(fixture: FileSystemFixture, name: string): string {
 function appendBatches(log: RaftLog, batches: number, epoch: number, count = 2): void {
   for (let index = 0; index < batches; index += 1)
     log.appendAsLeader(dataBatch({ count, valueBytes: 50, prefix: `e${epoch}` }), epoch);
+}
+
+/** A follower append refused for `reason`, carrying the log's typed error for it. */
+function expectRejected(result: FollowerAppendResult, reason: FollowerAppendRejectionReason): void {
+  expect(result).toMatchObject({ kind: 'rejected', reason });
+  if (result.kind === 'rejected')
+    expect(result.error).toBeInstanceOf(reason === 'corrupt' ? LogCorruptionError : InvalidRecordError);
 }
 
 function writeSnapshot(log: RaftLog, id: OffsetAndEpoch, timestamp = 1_700_000_000_000): void {
@@ -147,32 +162,48 @@ describe.each([
 
   it('validates follower appends: contiguity, epochs, CRC, partial tails', () => {
     const first = dataBatch({ baseOffset: 0, epoch: 2, count: 2 });
-    expect(log.appendAsFollower(first, 2)).toEqual({ firstOffset: 0, lastOffset: 1 });
-    expect(() => log.appendAsFollower(dataBatch({ baseOffset: 5, epoch: 2 }), 2)).toThrow(InvalidRecordError);
-    expect(() => log.appendAsFollower(dataBatch({ baseOffset: 2, epoch: 1 }), 2)).toThrow(InvalidRecordError);
-    expect(() => log.appendAsFollower(dataBatch({ baseOffset: 2, epoch: 4 }), 3)).toThrow(InvalidRecordError);
+    expect(log.appendAsFollower(first, 2)).toEqual({
+      kind: 'appended',
+      info: { firstOffset: 0, lastOffset: 1 },
+    });
+    expectRejected(log.appendAsFollower(dataBatch({ baseOffset: 5, epoch: 2 }), 2), 'invalid');
+    expectRejected(log.appendAsFollower(dataBatch({ baseOffset: 2, epoch: 1 }), 2), 'invalid');
+    expectRejected(log.appendAsFollower(dataBatch({ baseOffset: 2, epoch: 4 }), 3), 'invalid');
     const corrupt = Buffer.from(dataBatch({ baseOffset: 2, epoch: 2 }).buffer());
     corrupt[corrupt.length - 1] = (corrupt[corrupt.length - 1] as number) ^ 1;
-    expect(() => log.appendAsFollower(MemoryRecords.readableRecords(corrupt), 2)).toThrow(LogCorruptionError);
+    expectRejected(log.appendAsFollower(MemoryRecords.readableRecords(corrupt), 2), 'corrupt');
+    expect([log.endOffset(), log.lastFetchedEpoch()]).toEqual([2, 2]);
     const two = Buffer.concat([
       dataBatch({ baseOffset: 2, epoch: 2 }).buffer(),
       dataBatch({ baseOffset: 3, epoch: 3 }).buffer(),
     ]);
     const partial = two.subarray(0, two.length - 5);
     expect(log.appendAsFollower(MemoryRecords.readableRecords(partial), 3)).toEqual({
-      firstOffset: 2,
-      lastOffset: 2,
+      kind: 'appended',
+      info: { firstOffset: 2, lastOffset: 2 },
     });
     expect(log.endOffset()).toBe(3);
     expect(log.lastFetchedEpoch()).toBe(2);
-    expect(() => log.appendAsFollower(MemoryRecords.EMPTY, 3)).toThrow(InvalidRecordError);
+    expectRejected(log.appendAsFollower(MemoryRecords.EMPTY, 3), 'invalid');
+  });
+
+  it('rejects a fetch whose corrupt batch follows a valid one without appending either', () => {
+    const corrupt = Buffer.from(dataBatch({ baseOffset: 2, epoch: 2 }).buffer());
+    corrupt[corrupt.length - 1] = (corrupt[corrupt.length - 1] as number) ^ 1;
+    const fetched = Buffer.concat([dataBatch({ baseOffset: 0, epoch: 2, count: 2 }).buffer(), corrupt]);
+    expectRejected(log.appendAsFollower(MemoryRecords.readableRecords(fetched), 2), 'corrupt');
+    expect([log.endOffset(), log.lastFetchedEpoch(), log.lastFlushedOffset()]).toEqual([0, 0, 0]);
+    expect(readAll(log, 'uncommitted')).toEqual([]);
   });
 
   it('accepts FileRecords from a fetch as follower input', () => {
     const path = `${fixture.dir}/fetched.bin`;
     const file = FileRecords.open(path, { fileSystem: fixture.fileSystem });
     file.append(dataBatch({ baseOffset: 0, epoch: 1, count: 4 }));
-    expect(log.appendAsFollower(file, 1)).toEqual({ firstOffset: 0, lastOffset: 3 });
+    expect(log.appendAsFollower(file, 1)).toEqual({
+      kind: 'appended',
+      info: { firstOffset: 0, lastOffset: 3 },
+    });
     file.close();
   });
 
@@ -361,7 +392,7 @@ describe.each([
     ]);
     expect(log.segmentBaseOffsets()).toEqual([100]);
     expect(log.validateOffsetAndEpoch(100, 4)).toEqual({ kind: 'valid' });
-    log.appendAsFollower(dataBatch({ baseOffset: 100, epoch: 5 }), 5);
+    appendAsFollowerOrThrow(log, dataBatch({ baseOffset: 100, epoch: 5 }), 5);
     log.close();
     const reopened = fixture.open();
     expect([reopened.startOffset(), reopened.endOffset()]).toEqual([100, 101]);
@@ -614,5 +645,20 @@ describe.each([
       readSmallFile(fixture.fileSystem, partitionFile(fixture, LEADER_EPOCH_CHECKPOINT_FILE))?.toString(),
     ).toBe('0\n2\n1 0\n4 8\n');
     reopened.close();
+  });
+});
+
+describe('RaftLog.appendAsFollower beyond bad input', () => {
+  it('throws an IO failure instead of reporting it as a rejection', () => {
+    // Count the mutations opening costs, then fail the first one after it: the append's write.
+    const counting = new FailingFileSystem(memoryFixture().fileSystem, 0);
+    const dir = '/data/metadata';
+    counting.mkdir(dir);
+    const opened = RaftLog.open({ dir, fileSystem: counting, config: testConfig(), time: () => TEST_NOW_MS });
+    const mutationsToOpen = counting.mutations;
+    opened.close();
+    const failing = new FailingFileSystem(memoryFixture().fileSystem, mutationsToOpen + 1);
+    const log = RaftLog.open({ dir, fileSystem: failing, config: testConfig(), time: () => TEST_NOW_MS });
+    expect(() => log.appendAsFollower(dataBatch({ baseOffset: 0, epoch: 1 }), 1)).toThrow(FileSystemError);
   });
 });

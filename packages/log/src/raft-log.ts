@@ -1,6 +1,7 @@
 import { IllegalStateError, type Logger, silentLogger, Uuid } from '@kraft/protocol';
 import {
   ControlRecordType,
+  CorruptRecordError,
   type FileSystem,
   type MemoryRecords,
   NodeFileSystem,
@@ -12,6 +13,8 @@ import {
   InconsistentLogStateError,
   InvalidConfigurationError,
   InvalidLogOperationError,
+  InvalidRecordError,
+  LogCorruptionError,
 } from './errors/log-errors.js';
 import { joinPath } from './files/atomic-file.js';
 import { LogDirectoryLock } from './files/log-directory-lock.js';
@@ -27,6 +30,8 @@ import {
 import { checkRaftLogOpenOptions } from './raft-log-open-options.js';
 import {
   compareOffsetAndEpoch,
+  type FollowerAppendRejection,
+  type FollowerAppendResult,
   formatOffsetAndEpoch,
   type Isolation,
   type LogAppendInfo,
@@ -232,9 +237,19 @@ export class RaftLog {
     return this.log.appendAsLeader(records, epoch, this.snapshotEpochFloor());
   }
 
-  /** Appends fetched batches that must continue the log exactly; a trailing partial batch is dropped. */
-  appendAsFollower(records: Records, epoch: number): LogAppendInfo {
-    return this.log.appendAsFollower(records, epoch, this.snapshotEpochFloor());
+  /**
+   * Appends fetched batches that must continue the log exactly; a trailing partial batch is
+   * dropped. Records that fail the checks are `rejected` with nothing appended (the segmented log
+   * validates every batch before it writes one); IO failures still throw.
+   */
+  appendAsFollower(records: Records, epoch: number): FollowerAppendResult {
+    try {
+      return { kind: 'appended', info: this.log.appendAsFollower(records, epoch, this.snapshotEpochFloor()) };
+    } catch (error) {
+      const rejection = followerAppendRejection(error);
+      if (rejection === undefined) throw error;
+      return rejection;
+    }
   }
 
   /** With no batch in the log, appends may not carry an epoch older than the snapshot it starts at. */
@@ -745,4 +760,16 @@ function readLogStartOrUndefined(
     );
     return undefined;
   }
+}
+
+/**
+ * The errors a follower append raises for bad input, by class: the segmented log's own checks
+ * (InvalidRecordError, LogCorruptionError) and a batch `@kraft/records` could not decode
+ * (CorruptRecordError). Undefined for anything else, which the caller rethrows.
+ */
+function followerAppendRejection(error: unknown): FollowerAppendRejection | undefined {
+  if (error instanceof LogCorruptionError || error instanceof CorruptRecordError)
+    return { kind: 'rejected', reason: 'corrupt', error };
+  if (error instanceof InvalidRecordError) return { kind: 'rejected', reason: 'invalid', error };
+  return undefined;
 }

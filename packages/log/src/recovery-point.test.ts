@@ -1,6 +1,7 @@
 import { KRaftError, type Logger } from '@kraft/protocol';
 import { type FileHandle, type FileSystem, MemoryFileSystem, type OpenOptions } from '@kraft/records';
 import { describe, expect, it } from 'vitest';
+import { appendAsFollowerOrThrow } from '../test/support/follower-append.js';
 import {
   captureFiles,
   dataBatch,
@@ -209,7 +210,7 @@ describe('recovering lost flushed data from the quorum', () => {
   /** Appends what a leader would send from the log end to `until`, then flushes. */
   async function refetch(log: RaftLog, until: number): Promise<void> {
     while (log.endOffset() < until) {
-      log.appendAsFollower(dataBatch({ baseOffset: log.endOffset(), epoch: 2, count: 2 }), 2);
+      appendAsFollowerOrThrow(log, dataBatch({ baseOffset: log.endOffset(), epoch: 2, count: 2 }), 2);
     }
     await log.flush();
   }

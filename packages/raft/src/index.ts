@@ -92,6 +92,9 @@ export type {
 } from './ports/quorum-state-store.js';
 export {
   compareOffsetAndEpoch,
+  type FollowerAppendRejection,
+  type FollowerAppendRejectionReason,
+  type FollowerAppendResult,
   type Isolation,
   type LogAppendInfo,
   type LogFetchInfo,

@@ -1,4 +1,4 @@
-import { Errors, type FetchRequestData, type FetchResponseData } from '@kraft/protocol';
+import { Errors, type FetchRequestData, type FetchResponseData, KRaftError } from '@kraft/protocol';
 import { MemoryRecords, RecordsIterator } from '@kraft/records';
 import { describe, expect, it, vi } from 'vitest';
 import type { MockLog } from '../test/kit/mock-log.js';
@@ -526,6 +526,7 @@ describe('Fetch handling by the follower', () => {
 describe('bad records from the network', () => {
   it('a follower drops a corrupt batch, keeps running and fetches the same offset again', async () => {
     const context = await RaftClientTestContext.builder(0, [0, 1, 2]).withElectedLeader(2, 1).build();
+    const append = vi.spyOn(context.log, 'appendAsFollower');
     await context.poll();
     const request = context.assertSentFetchRequest({ epoch: 2, fetchOffset: 0, lastFetchedEpoch: 0 });
     const corrupt = Buffer.from(recordsOf(0, 2, ['a', 'b']).buffer());
@@ -540,15 +541,43 @@ describe('bad records from the network', () => {
       }),
     );
     await context.poll();
+    expect(append.mock.results).toMatchObject([
+      { type: 'return', value: { kind: 'rejected', reason: 'corrupt' } },
+    ]);
     expect(context.log.endOffset()).toBe(0);
     expect(context.client.highWatermark()).toBeUndefined();
+    expect(context.client.quorumState().isFollower()).toBe(true);
     context.sleep(RaftClientTestContext.RETRY_BACKOFF_MS);
     await context.poll();
     context.assertSentFetchRequest({ epoch: 2, fetchOffset: 0, lastFetchedEpoch: 0 });
   });
 
+  it.each([
+    ['an IO error', new KRaftError('EIO', 'write failed')],
+    // Only a returned rejection is bad input: a thrown error stays a failure whatever its code.
+    ['a thrown error coded as a corrupt record', new KRaftError('CORRUPT_RECORD', 'thrown, not returned')],
+  ])('a follower append that fails with %s stops the poll instead of being dropped', async (_name, error) => {
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2]).withElectedLeader(2, 1).build();
+    vi.spyOn(context.log, 'appendAsFollower').mockImplementation(() => {
+      throw error;
+    });
+    await context.poll();
+    const request = context.assertSentFetchRequest({ epoch: 2, fetchOffset: 0, lastFetchedEpoch: 0 });
+    context.deliverResponse(
+      request,
+      context.fetchResponse({
+        epoch: 2,
+        leaderId: 1,
+        highWatermark: 2,
+        records: recordsOf(0, 2, ['a', 'b']),
+      }),
+    );
+    await expect(context.poll()).rejects.toBe(error);
+  });
+
   it('records that do not start at the log end are rejected the same way', async () => {
     const context = await RaftClientTestContext.builder(0, [0, 1, 2]).withElectedLeader(2, 1).build();
+    const append = vi.spyOn(context.log, 'appendAsFollower');
     await context.poll();
     const request = context.assertSentFetchRequest({ epoch: 2, fetchOffset: 0, lastFetchedEpoch: 0 });
     context.deliverResponse(
@@ -556,7 +585,31 @@ describe('bad records from the network', () => {
       context.fetchResponse({ epoch: 2, leaderId: 1, highWatermark: 7, records: recordsOf(5, 2, ['x']) }),
     );
     await context.poll();
+    expect(append.mock.results).toMatchObject([
+      { type: 'return', value: { kind: 'rejected', reason: 'invalid' } },
+    ]);
     expect(context.log.endOffset()).toBe(0);
+  });
+
+  it('a fetch whose second batch is corrupt appends neither batch', async () => {
+    const context = await RaftClientTestContext.builder(0, [0, 1, 2]).withElectedLeader(2, 1).build();
+    await context.poll();
+    const request = context.assertSentFetchRequest({ epoch: 2, fetchOffset: 0, lastFetchedEpoch: 0 });
+    const corrupt = Buffer.from(recordsOf(2, 2, ['c']).buffer());
+    corrupt[corrupt.length - 1] = (corrupt[corrupt.length - 1] ?? 0) ^ 0xff;
+    const records = Buffer.concat([recordsOf(0, 2, ['a', 'b']).buffer(), corrupt]);
+    context.deliverResponse(
+      request,
+      context.fetchResponse({
+        epoch: 2,
+        leaderId: 1,
+        highWatermark: 3,
+        records: MemoryRecords.readableRecords(records),
+      }),
+    );
+    await context.poll();
+    expect(context.log.endOffset()).toBe(0);
+    expect(context.client.highWatermark()).toBeUndefined();
   });
 });
 

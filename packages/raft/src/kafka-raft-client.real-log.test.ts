@@ -4,7 +4,7 @@
  */
 import { LogConfig, RaftLog } from '@kraft/log';
 import { MemoryFileSystem, RecordsIterator } from '@kraft/records';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { RaftClientTestContext, recordsOf } from '../test/kit/raft-client-test-context.js';
 import { openKafkaRaftLog } from './io/kafka-raft-log.js';
 import { RaftApiKey } from './kafka-raft-client.js';
@@ -326,6 +326,7 @@ describe('KafkaRaftClient on the real RaftLog (MemoryFileSystem)', () => {
       .withElectedLeader(2, 1)
       .withLogFactory(realLogFactory())
       .build();
+    const append = vi.spyOn(context.log, 'appendAsFollower');
     await context.poll();
     const first = context.assertSentFetchRequest({ epoch: 2, fetchOffset: 0, lastFetchedEpoch: 0 });
     const corrupt = Buffer.from(recordsOf(0, 2, ['a']).buffer());
@@ -351,6 +352,10 @@ describe('KafkaRaftClient on the real RaftLog (MemoryFileSystem)', () => {
     );
     await context.poll();
     expect(context.log.endOffset()).toBe(0);
+    expect(append.mock.results.map((result) => result.value)).toMatchObject([
+      { kind: 'rejected', reason: 'corrupt' },
+      { kind: 'rejected', reason: 'invalid' },
+    ]);
   });
 
   it('installs a fetched snapshot over an uncommitted newer-epoch tail (sim seed 705)', async () => {

@@ -39,9 +39,11 @@
  *
  * Layout: this class keeps the lifecycle, the poll loop, the RaftClient API and the dispatch of
  * inbound messages; `client/` holds state polling, transitions, the leader write path and the
- * listeners, `handlers/` one module per RPC. They share state only through `RaftClientContext`;
- * `client/` sees the handlers only through `client/request-senders.ts`. Messages and election
- * writes go into the outbox, which the driver drains with `ready()` (RaftOutbox).
+ * listeners, `handlers/` one module per RPC. Each module is built here with only the narrow
+ * views it uses (identity, quorum state, a log view, the request validator, the request sender,
+ * the outbox; ADR 0037), never this client; `client/` sees the handlers only through
+ * `client/request-senders.ts`. Messages and election writes go into the outbox, which the driver
+ * drains with `ready()` (RaftOutbox).
  */
 import { apiKeyFor, checkInteger, Errors, invariant, type Logger, silentLogger, Uuid } from '@kraft/protocol';
 import { MemoryRecords, type Records } from '@kraft/records';
@@ -49,8 +51,12 @@ import { checkKafkaRaftClientOptions } from './check-kafka-raft-client-options.j
 import { LeaderWritePath } from './client/leader-write-path.js';
 import { LeadershipTransfer } from './client/leadership-transfer.js';
 import { ListenerDispatch } from './client/listener-dispatch.js';
-import type { OutstandingRequest, RaftClientContext } from './client/raft-client-context.js';
+import { OutboundRequests, type OutstandingRequest } from './client/outbound-requests.js';
+import type { RaftIdentity } from './client/raft-identity.js';
+import { needsFlush } from './client/raft-log-views.js';
 import { ReadBarriers } from './client/read-barriers.js';
+import { QuorumRequestValidator } from './client/request-validator.js';
+import { ShutdownDeadline } from './client/shutdown-deadline.js';
 import { StatePoller } from './client/state-poller.js';
 import { StateTransitions } from './client/state-transitions.js';
 import { Endpoints } from './endpoints.js';
@@ -68,25 +74,17 @@ import { MAX_BATCH_SIZE_BYTES } from './internals/batch-accumulator.js';
 import { RecordsSnapshotWriter } from './internals/records-snapshot-writer.js';
 import type { KafkaRaftClientOptions } from './kafka-raft-client-options.js';
 import type { InboundRequest, InboundResponse, NetworkChannel } from './ports/network-channel.js';
-import type { QuorumStateDataVersion } from './ports/quorum-state-store.js';
 import type { OffsetAndEpoch, RaftLog } from './ports/raft-log.js';
 import { type QuorumConfig, resolveQuorumConfig } from './quorum-config.js';
 import { QuorumState } from './quorum-state.js';
 import type { LeaderAndEpoch, Listener, RaftClient, SnapshotWriter } from './raft-client.js';
 import type { RaftClientObservableState } from './raft-client-observable-state.js';
 import { RaftOutbox, type RaftReady } from './raft-outbox.js';
-import { ReplicaKey } from './replica-key.js';
 import { RequestManager } from './request-manager.js';
 import { RaftApiKey } from './rpc/raft-api-key.js';
-import { METADATA_TOPIC, type ReplicatedTopic } from './rpc/raft-messages.js';
-import { DEFAULT_RPC_VERSIONS, type RpcVersions } from './rpc/rpc-versions.js';
-import {
-  type OutboundApiKey,
-  type RequestDataByApiKey,
-  type TypedInboundResponse,
-  typedRequest,
-  typedResponse,
-} from './rpc/typed-messages.js';
+import { METADATA_TOPIC } from './rpc/raft-messages.js';
+import { DEFAULT_RPC_VERSIONS } from './rpc/rpc-versions.js';
+import { type TypedInboundResponse, typedRequest, typedResponse } from './rpc/typed-messages.js';
 import { DEFAULT_CONTROLLER_LISTENER_NAME } from './voter-set.js';
 
 // The public names this module has always exported; they now live beside the code that uses them.
@@ -108,22 +106,19 @@ type InboundMessage =
  */
 export class KafkaRaftClient implements RaftClient {
   private readonly options: KafkaRaftClientOptions;
+  /** Who this node is and how it is configured, as the modules it delegates to see it. */
+  private readonly identity: RaftIdentity;
   private readonly config: QuorumConfig;
   private readonly log: RaftLog;
   private readonly network: NetworkChannel;
   private readonly logger: Logger;
-  private readonly topic: ReplicatedTopic;
-  private readonly listenerName: string;
-  private readonly localEndpoints: Endpoints;
-  private readonly localDirectoryId: Uuid;
-  private readonly rpcVersions: RpcVersions;
-  private readonly kraftVersion: QuorumStateDataVersion;
   private readonly quorum: QuorumState;
   private readonly requestManager: RequestManager;
   /** The effects every call leaves for the driver (`ready()`). */
   private readonly outbox = new RaftOutbox();
-  /** What this client shares with the modules it delegates to. */
-  private readonly context: RaftClientContext;
+  /** The core's own requests in flight, one per node. */
+  private readonly outboundRequests: OutboundRequests;
+  private readonly shutdownDeadline = new ShutdownDeadline();
   private readonly leaderWritePath: LeaderWritePath;
   private readonly fetchHandler: FetchHandler;
   private readonly readBarriers: ReadBarriers;
@@ -139,12 +134,10 @@ export class KafkaRaftClient implements RaftClient {
   private readonly listenerDispatch: ListenerDispatch;
   private inbound: InboundMessage[] = [];
   private readonly maxQueuedMessages: number;
-  private readonly outstanding = new Map<number, OutstandingRequest>();
   private lastPollTimeMs = 0;
   /** Ids of `readIndex` and `transferLeadership` calls, named again by their completions. */
   private nextOperationId = 1;
   private nextLogCleanMs = 0;
-  private shutdownDeadlineMs: number | undefined;
   private shutdownComplete = false;
   private initialized = false;
   /** The driver's wake-up signal (see `setWakeupListener`). */
@@ -155,26 +148,88 @@ export class KafkaRaftClient implements RaftClient {
   constructor(options: KafkaRaftClientOptions) {
     checkKafkaRaftClientOptions(options);
     this.options = options;
-    this.config = resolveQuorumConfig(options.config);
+    this.identity = resolveIdentity(options);
+    this.config = this.identity.config;
+    this.logger = this.identity.logger;
     this.log = options.log;
     this.network = options.network;
-    this.logger = (options.logger ?? silentLogger).child({ component: 'raft' });
-    this.listenerName = options.listenerName ?? DEFAULT_CONTROLLER_LISTENER_NAME;
-    this.localDirectoryId = options.directoryId ?? Uuid.ZERO;
-    this.rpcVersions = { ...DEFAULT_RPC_VERSIONS, ...options.rpcVersions };
-    this.topic = options.topic ?? METADATA_TOPIC;
     this.maxQueuedMessages = options.maxQueuedMessages ?? DEFAULT_MAX_QUEUED_MESSAGES;
-    const nodeId = options.nodeId;
-    this.localEndpoints =
-      options.localEndpoints ?? (nodeId === undefined ? Endpoints.EMPTY : options.voters.listeners(nodeId));
+    this.quorum = this.createQuorumState(options);
+    this.requestManager = new RequestManager({
+      retryBackoffMs: this.config.retryBackoffMs,
+      requestTimeoutMs: this.config.requestTimeoutMs,
+      random: options.random,
+    });
+    this.outboundRequests = new OutboundRequests(this.network, this.outbox, this.requestManager);
+    const { identity, quorum, log, outbox, outboundRequests, shutdownDeadline } = this;
+    const validator = new QuorumRequestValidator(
+      identity.clusterId,
+      identity.topic,
+      quorum,
+      shutdownDeadline,
+    );
+    this.leaderWritePath = new LeaderWritePath(log);
+    this.fetchHandler = new FetchHandler(identity, quorum, log, validator, outbox, this.leaderWritePath);
+    this.readBarriers = new ReadBarriers(quorum, this.fetchHandler, outbox, this.logger);
+    this.transitions = new StateTransitions(
+      identity,
+      quorum,
+      log,
+      outboundRequests,
+      shutdownDeadline,
+      this.leaderWritePath,
+      this.fetchHandler,
+      this.readBarriers,
+    );
+    this.leadershipTransfer = new LeadershipTransfer(quorum, log, this.transitions, outbox, this.logger);
+    this.voteHandler = new VoteHandler(identity, quorum, log, validator, outboundRequests, this.transitions);
+    this.quorumEpochHandler = new QuorumEpochHandler(
+      identity,
+      quorum,
+      validator,
+      outboundRequests,
+      this.transitions,
+    );
+    this.followerFetch = new FollowerFetch(
+      identity,
+      quorum,
+      log,
+      validator,
+      outboundRequests,
+      this.transitions,
+      options.random,
+      this.outbox,
+    );
+    this.fetchSnapshotHandler = new FetchSnapshotHandler(identity, quorum, log, validator);
+    this.describeQuorumHandler = new DescribeQuorumHandler(identity, quorum, validator);
+    this.voterChangeHandler = new VoterChangeHandler(identity, quorum, validator);
+    this.statePoller = new StatePoller(
+      identity,
+      quorum,
+      log,
+      this.requestManager,
+      shutdownDeadline,
+      this.transitions,
+      this.leaderWritePath,
+      {
+        vote: this.voteHandler,
+        quorumEpoch: this.quorumEpochHandler,
+        fetch: this.followerFetch,
+        parkedFetches: this.fetchHandler,
+      },
+      this.outbox,
+    );
     // Checked with the other options (checkKafkaRaftClientOptions).
     const listenerReadBufferBytes = options.listenerReadBufferBytes ?? MAX_BATCH_SIZE_BYTES;
-    const kraftVersion = options.kraftVersion ?? 0;
-    this.kraftVersion = kraftVersion;
-    this.quorum = new QuorumState({
-      localId: nodeId,
-      localDirectoryId: this.localDirectoryId,
-      localEndpoints: this.localEndpoints,
+    this.listenerDispatch = new ListenerDispatch(log, quorum, this.logger, listenerReadBufferBytes);
+  }
+
+  private createQuorumState(options: KafkaRaftClientOptions): QuorumState {
+    const kraftVersion = this.identity.kraftVersion;
+    return new QuorumState({
+      localId: options.nodeId,
+      localDirectoryId: options.directoryId ?? Uuid.ZERO,
+      localEndpoints: this.identity.localEndpoints,
       voters: () => options.voters,
       electionTimeoutMs: this.config.electionTimeoutMs,
       fetchTimeoutMs: this.config.fetchTimeoutMs,
@@ -185,68 +240,6 @@ export class KafkaRaftClient implements RaftClient {
       isRecoveringLostData: () => this.log.recoveringUntilOffset?.() !== undefined,
       logger: this.logger.child({ component: 'quorum-state' }),
     });
-    this.requestManager = new RequestManager({
-      retryBackoffMs: this.config.retryBackoffMs,
-      requestTimeoutMs: this.config.requestTimeoutMs,
-      random: options.random,
-    });
-    this.context = {
-      options,
-      config: this.config,
-      log: this.log,
-      network: this.network,
-      outbox: this.outbox,
-      logger: this.logger,
-      topic: this.topic,
-      listenerName: this.listenerName,
-      localEndpoints: this.localEndpoints,
-      rpcVersions: this.rpcVersions,
-      kraftVersion,
-      quorum: this.quorum,
-      requestManager: this.requestManager,
-      outstanding: this.outstanding,
-      clusterId: () => this.clusterId(),
-      hasValidClusterId: (requestClusterId) => this.hasValidClusterId(requestClusterId),
-      isReplicatedTopic: (topics) => this.isReplicatedTopic(topics),
-      isValidVoterKey: (voterId, voterDirectoryId) => this.isValidVoterKey(voterId, voterDirectoryId),
-      validateLeaderOnlyRequest: (requestEpoch) => this.validateLeaderOnlyRequest(requestEpoch),
-      isShuttingDown: () => this.shutdownDeadlineMs !== undefined,
-      needsFlush: () => this.needsFlush(),
-      sendRequest: (destinationId, apiKey, apiVersion, data, epoch, preVote, nowMs) =>
-        this.sendRequest(destinationId, apiKey, apiVersion, data, epoch, preVote, nowMs),
-    };
-    this.leaderWritePath = new LeaderWritePath(this.log);
-    this.fetchHandler = new FetchHandler(this.context, this.leaderWritePath);
-    this.readBarriers = new ReadBarriers(this.quorum, this.fetchHandler, this.outbox, this.logger);
-    this.transitions = new StateTransitions(
-      this.context,
-      this.leaderWritePath,
-      this.fetchHandler,
-      this.readBarriers,
-    );
-    this.leadershipTransfer = new LeadershipTransfer(
-      this.quorum,
-      this.log,
-      this.transitions,
-      this.outbox,
-      this.logger,
-    );
-    this.voteHandler = new VoteHandler(this.context, this.transitions);
-    this.quorumEpochHandler = new QuorumEpochHandler(this.context, this.transitions);
-    this.followerFetch = new FollowerFetch(this.context, this.transitions);
-    this.fetchSnapshotHandler = new FetchSnapshotHandler(this.context);
-    this.describeQuorumHandler = new DescribeQuorumHandler(this.context);
-    this.voterChangeHandler = new VoterChangeHandler(this.context);
-    this.statePoller = new StatePoller(
-      this.context,
-      this.transitions,
-      this.leaderWritePath,
-      this.fetchHandler,
-      this.voteHandler,
-      this.quorumEpochHandler,
-      this.followerFetch,
-    );
-    this.listenerDispatch = new ListenerDispatch(this.log, this.quorum, this.logger, listenerReadBufferBytes);
   }
 
   // --- lifecycle --------------------------------------------------------------------------
@@ -263,7 +256,7 @@ export class KafkaRaftClient implements RaftClient {
       throw new RaftLogStateError(`log starts at ${logStart} but no snapshot covers it`);
     }
     for (const node of this.options.voters.voterNodes()) {
-      const address = node.listeners.address(this.listenerName) ?? node.listeners.firstAddress();
+      const address = node.listeners.address(this.identity.listenerName) ?? node.listeners.firstAddress();
       if (address !== undefined && node.voterKey.id !== this.options.nodeId) {
         this.network.updateEndpoint(node.voterKey.id, address);
       }
@@ -371,7 +364,7 @@ export class KafkaRaftClient implements RaftClient {
 
   /** True when appended data is not yet durable: the driver must flush and call `onLogFlushed`. */
   needsFlush(): boolean {
-    return this.log.lastFlushedOffset() < this.log.endOffset();
+    return needsFlush(this.log);
   }
 
   /** The end offset a flush must make durable (everything appended so far). */
@@ -507,7 +500,7 @@ export class KafkaRaftClient implements RaftClient {
    * during shutdown leads only to resign).
    */
   private isLeadingAndOpen(): boolean {
-    return this.initialized && this.quorum.isLeader() && this.shutdownDeadlineMs === undefined;
+    return this.initialized && this.quorum.isLeader() && !this.shutdownDeadline.isShuttingDown();
   }
 
   private checkLeading(operation: string): void {
@@ -569,8 +562,7 @@ export class KafkaRaftClient implements RaftClient {
   }
 
   shutdown(timeoutMs: number, nowMs: number): void {
-    if (this.shutdownDeadlineMs !== undefined) return;
-    this.shutdownDeadlineMs = nowMs + timeoutMs;
+    if (!this.shutdownDeadline.begin(nowMs, timeoutMs)) return;
     this.logger.info({ timeoutMs }, 'beginning graceful shutdown');
     if (this.quorum.isLeader()) this.transitions.resignLeadership(nowMs);
   }
@@ -604,7 +596,7 @@ export class KafkaRaftClient implements RaftClient {
       commitLatencyAvgMs: commitLatency.avgMs,
       commitLatencyMaxMs: commitLatency.maxMs,
       committedBatches: commitLatency.committedBatches,
-      isShuttingDown: this.shutdownDeadlineMs !== undefined,
+      isShuttingDown: this.shutdownDeadline.isShuttingDown(),
     };
   }
 
@@ -668,69 +660,13 @@ export class KafkaRaftClient implements RaftClient {
     const api = apiKeyFor(request.apiKey);
     this.logger.warn({ apiKey: request.apiKey }, 'a request the raft core does not handle');
     if (api === undefined) return;
-    this.outbox.sendResponse(request, api.response.defaults({ errorCode: Errors.UNKNOWN_SERVER_ERROR.code }));
-  }
-
-  private clusterId(): string | null {
-    return this.options.clusterId ?? null;
-  }
-
-  private hasValidClusterId(requestClusterId: string | null | undefined): boolean {
-    const ours = this.options.clusterId;
-    return (
-      requestClusterId === null ||
-      requestClusterId === undefined ||
-      ours === undefined ||
-      ours === null ||
-      requestClusterId === ours
+    this.outbox.sendUnhandledApiResponse(
+      request,
+      api.response.defaults({ errorCode: Errors.UNKNOWN_SERVER_ERROR.code }),
     );
   }
 
-  /** One topic and it is ours: by id when it carries a non-zero one (Fetch v13+), else by name. */
-  private isReplicatedTopic(
-    topics: readonly { topicName?: string; name?: string; topic?: string; topicId?: Uuid }[],
-  ): boolean {
-    const topic = topics[0];
-    if (topics.length !== 1 || topic === undefined) return false;
-    if (topic.topicId !== undefined && !topic.topicId.equals(Uuid.ZERO)) {
-      return topic.topicId.equals(this.topic.topicId);
-    }
-    return (topic.topicName ?? topic.name ?? topic.topic) === this.topic.name;
-  }
-
-  /** A request naming a voter key must name ours (KIP-853); -1 means "not given". */
-  private isValidVoterKey(voterId: number, voterDirectoryId: Uuid): boolean {
-    if (voterId < 0) return true;
-    const local = this.quorum.localReplicaKey();
-    return local?.matches(ReplicaKey.of(voterId, voterDirectoryId)) === true;
-  }
-
-  /** FENCED/UNKNOWN epoch, NOT_LEADER_OR_FOLLOWER, or BROKER_NOT_AVAILABLE while shutting down. */
-  private validateLeaderOnlyRequest(requestEpoch: number): number {
-    const epoch = this.quorum.epoch();
-    if (requestEpoch < epoch) return Errors.FENCED_LEADER_EPOCH.code;
-    if (requestEpoch > epoch) return Errors.UNKNOWN_LEADER_EPOCH.code;
-    if (!this.quorum.isLeader()) return Errors.NOT_LEADER_OR_FOLLOWER.code;
-    if (this.shutdownDeadlineMs !== undefined) return Errors.BROKER_NOT_AVAILABLE.code;
-    return Errors.NONE.code;
-  }
-
   // --- outbound requests and responses ------------------------------------------------------
-
-  private sendRequest<K extends OutboundApiKey>(
-    destinationId: number,
-    apiKey: K,
-    apiVersion: number,
-    data: RequestDataByApiKey[K],
-    epoch: number,
-    preVote: boolean,
-    nowMs: number,
-  ): void {
-    const correlationId = this.network.newCorrelationId();
-    this.outbox.sendRequest({ correlationId, apiKey, apiVersion, data, createdTimeMs: nowMs, destinationId });
-    this.requestManager.onRequestSent(destinationId, correlationId, nowMs);
-    this.outstanding.set(destinationId, { correlationId, apiKey, epoch, preVote });
-  }
 
   private handleInboundResponse(inbound: InboundResponse, nowMs: number): void {
     const sourceId = inbound.sourceId;
@@ -741,8 +677,7 @@ export class KafkaRaftClient implements RaftClient {
       );
       return;
     }
-    const context = this.outstanding.get(sourceId);
-    this.outstanding.delete(sourceId);
+    const context = this.outboundRequests.take(sourceId);
     const response = typedResponse(inbound);
     const success = response !== undefined && this.dispatchResponse(response, context, nowMs);
     this.requestManager.onResponseResult(sourceId, inbound.correlationId, success, nowMs);
@@ -781,13 +716,13 @@ export class KafkaRaftClient implements RaftClient {
   }
 
   private maybeCompleteShutdown(nowMs: number): void {
-    if (this.shutdownDeadlineMs === undefined || this.shutdownComplete) return;
+    if (!this.shutdownDeadline.isShuttingDown() || this.shutdownComplete) return;
     const leaderId = this.quorum.leaderId();
     const done =
       this.quorum.isObserver() ||
       this.quorum.isOnlyVoter() ||
       (leaderId !== undefined && leaderId !== this.options.nodeId) ||
-      nowMs >= this.shutdownDeadlineMs;
+      this.shutdownDeadline.hasExpired(nowMs);
     if (!done) return;
     this.shutdownComplete = true;
     // A download in progress holds an open `.part` file; after shutdown the driver closes the log
@@ -802,4 +737,22 @@ function firstBatchBaseOffset(records: Records): number | undefined {
   if (records instanceof MemoryRecords) return records.firstBatch()?.baseOffset;
   for (const batch of records.batches()) return batch.baseOffset;
   return undefined;
+}
+
+/** The client's identity and settings, resolved once from its options (defaults filled in). */
+function resolveIdentity(options: KafkaRaftClientOptions): RaftIdentity {
+  const nodeId = options.nodeId;
+  return {
+    nodeId,
+    clusterId: options.clusterId ?? null,
+    voters: options.voters,
+    topic: options.topic ?? METADATA_TOPIC,
+    listenerName: options.listenerName ?? DEFAULT_CONTROLLER_LISTENER_NAME,
+    localEndpoints:
+      options.localEndpoints ?? (nodeId === undefined ? Endpoints.EMPTY : options.voters.listeners(nodeId)),
+    config: resolveQuorumConfig(options.config),
+    rpcVersions: { ...DEFAULT_RPC_VERSIONS, ...options.rpcVersions },
+    kraftVersion: options.kraftVersion ?? 0,
+    logger: (options.logger ?? silentLogger).child({ component: 'raft' }),
+  };
 }

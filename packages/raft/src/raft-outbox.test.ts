@@ -1,9 +1,11 @@
-import { IllegalStateError, Uuid } from '@kraft/protocol';
+import { FetchResponse, IllegalStateError, Uuid, VoteRequest, VoteResponse } from '@kraft/protocol';
 import { describe, expect, it } from 'vitest';
 import type { InboundRequest, OutboundRequest } from './ports/network-channel.js';
 import type { QuorumStateData } from './ports/quorum-state-store.js';
 import type { RawSnapshotWriter } from './ports/raft-log.js';
 import { type OutboundMessage, RaftOutbox } from './raft-outbox.js';
+import { RaftApiKey } from './rpc/raft-api-key.js';
+import type { RaftRequestOf, TypedInboundRequest } from './rpc/typed-messages.js';
 
 function election(leaderEpoch: number, votedId = -1): QuorumStateData {
   return { leaderId: -1, leaderEpoch, votedId, votedDirectoryId: Uuid.ZERO, currentVoters: null };
@@ -13,8 +15,16 @@ function request(correlationId: number): OutboundRequest {
   return { correlationId, apiKey: 52, apiVersion: 2, data: {}, createdTimeMs: 0, destinationId: 2 };
 }
 
-function inbound(correlationId: number): InboundRequest {
-  return { correlationId, apiKey: 52, apiVersion: 2, data: {}, createdTimeMs: 0, sourceId: 2 };
+function inbound(correlationId: number): RaftRequestOf<typeof RaftApiKey.VOTE> {
+  const data = VoteRequest.defaults();
+  return { correlationId, apiKey: RaftApiKey.VOTE, apiVersion: 2, data, createdTimeMs: 0, sourceId: 2 };
+}
+
+const VOTE_RESPONSE = VoteResponse.defaults();
+
+/** The request as a handler sees it before narrowing by api key. */
+function asAnyApi(request: TypedInboundRequest): TypedInboundRequest {
+  return request;
 }
 
 function ids(messages: readonly OutboundMessage[]): number[] {
@@ -42,7 +52,7 @@ describe('RaftOutbox', () => {
   it('releases messages recorded before any write at once, in order', () => {
     const outbox = new RaftOutbox();
     outbox.sendRequest(request(1));
-    outbox.sendResponse(inbound(2), {});
+    outbox.sendResponse(inbound(2), VOTE_RESPONSE);
     const ready = outbox.takeReady();
     expect(ready.electionState).toBeUndefined();
     expect(ids(ready.messages)).toEqual([1, 2]);
@@ -53,7 +63,7 @@ describe('RaftOutbox', () => {
     const outbox = new RaftOutbox();
     outbox.sendRequest(request(1));
     outbox.persistElectionState(election(3, 2), 0);
-    outbox.sendResponse(inbound(2), {});
+    outbox.sendResponse(inbound(2), VOTE_RESPONSE);
     const first = outbox.takeReady();
     expect(first.electionState?.data.leaderEpoch).toBe(3);
     expect(ids(first.messages)).toEqual([1]);
@@ -90,5 +100,26 @@ describe('RaftOutbox', () => {
     expect(() => outbox.persistElectionState(election(4), 0)).toThrow(IllegalStateError);
     const write = outbox.takeReady().electionState;
     expect(() => outbox.onElectionStatePersisted((write?.id ?? 0) + 1)).toThrow(IllegalStateError);
+  });
+
+  it('records a response with its request, and answers an api without a handler as given', () => {
+    const outbox = new RaftOutbox();
+    outbox.sendResponse(inbound(1), VOTE_RESPONSE);
+    const apiVersions: InboundRequest = { ...inbound(2), apiKey: 18 };
+    outbox.sendUnhandledApiResponse(apiVersions, { errorCode: 35 });
+    expect(outbox.takeReady().messages).toEqual([
+      { kind: 'response', request: inbound(1), data: VOTE_RESPONSE },
+      { kind: 'response', request: apiVersions, data: { errorCode: 35 } },
+    ]);
+  });
+
+  it("accepts only the response data of the request's own api (checked by the compiler)", () => {
+    const outbox = new RaftOutbox();
+    // @ts-expect-error: a Vote request answered with Fetch response data.
+    outbox.sendResponse(inbound(1), FetchResponse.defaults());
+    const unknownApi = asAnyApi(inbound(2));
+    // @ts-expect-error: a request of any api answered with Vote data, without narrowing its key.
+    outbox.sendResponse(unknownApi, VOTE_RESPONSE);
+    expect(outbox.takeReady().messages).toHaveLength(2);
   });
 });

@@ -28,6 +28,7 @@ import { invariant, type KRaftError } from '@kraft/protocol';
 import type { InboundRequest, OutboundRequest } from './ports/network-channel.js';
 import type { QuorumStateData, QuorumStateDataVersion } from './ports/quorum-state-store.js';
 import type { OffsetAndEpoch, RawSnapshotWriter } from './ports/raft-log.js';
+import type { RequestAndResponseData } from './rpc/typed-messages.js';
 
 /** Most messages held behind an election write; beyond it a message is dropped (its sender or we time out). */
 export const MAX_HELD_MESSAGES = 65_536;
@@ -48,7 +49,11 @@ export interface SnapshotInstall {
   readonly writer: RawSnapshotWriter;
 }
 
-/** What the core hands to the IO layer to send: a new request to a peer, or the response to a received request. */
+/**
+ * What the core hands to the IO layer to send: a new request to a peer, or the response to a
+ * received request. `data` is typed where it is recorded (`MessageSink.sendResponse`, by api
+ * key); here it is what the `NetworkChannel` port takes, which encodes it by the request's api key.
+ */
 export type OutboundMessage =
   | { readonly kind: 'request'; readonly request: OutboundRequest }
   | { readonly kind: 'response'; readonly request: InboundRequest; readonly data: unknown };
@@ -98,7 +103,8 @@ export interface SnapshotInstallSink {
 /** The write side of the outbox that the request handlers see. */
 export interface MessageSink {
   sendRequest(request: OutboundRequest): void;
-  sendResponse(request: InboundRequest, data: unknown): void;
+  /** The answer to a request: the response data of the request's own api, by its api key. */
+  sendResponse(...[request, data]: RequestAndResponseData): void;
 }
 
 const NO_MESSAGES: readonly OutboundMessage[] = [];
@@ -137,7 +143,15 @@ export class RaftOutbox implements ElectionStateSink, MessageSink, CompletionSin
     this.record({ kind: 'request', request });
   }
 
-  sendResponse(request: InboundRequest, data: unknown): void {
+  sendResponse(...[request, data]: RequestAndResponseData): void {
+    this.record({ kind: 'response', request, data });
+  }
+
+  /**
+   * The answer to a request of an api the core has no handler for, which no handler can answer:
+   * `data` comes from that api's own response codec (the client's `answerUnhandledRequest`).
+   */
+  sendUnhandledApiResponse(request: InboundRequest, data: unknown): void {
     this.record({ kind: 'response', request, data });
   }
 

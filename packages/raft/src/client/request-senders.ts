@@ -30,3 +30,11 @@ export interface ParkedFetches {
   completeParkedFetches(nowMs: number): void;
   completeParkedFetchesWithError(nowMs: number): void;
 }
+
+/** What the state poller sends for each role, through the handlers that build the requests. */
+export interface RoleRequestSenders {
+  readonly vote: VoteRequestSender;
+  readonly quorumEpoch: QuorumEpochRequestSender;
+  readonly fetch: FetchRequestSender;
+  readonly parkedFetches: ParkedFetches;
+}

@@ -1,12 +1,12 @@
+import type { QuorumState } from '../quorum-state.js';
+import type { SnapshotInstallSink } from '../raft-outbox.js';
+import type { RequestManager } from '../request-manager.js';
 import type { FollowerState } from '../states/follower-state.js';
 import type { LeaderWritePath } from './leader-write-path.js';
-import type { RaftClientContext } from './raft-client-context.js';
-import type {
-  FetchRequestSender,
-  ParkedFetches,
-  QuorumEpochRequestSender,
-  VoteRequestSender,
-} from './request-senders.js';
+import type { RaftIdentity } from './raft-identity.js';
+import { needsFlush, type RaftLogView } from './raft-log-views.js';
+import type { RoleRequestSenders } from './request-senders.js';
+import type { ShutdownStatus } from './shutdown-deadline.js';
 import type { StateTransitions } from './state-transitions.js';
 
 /** Bounds the re-polls of one `poll` when states change back to back (e.g. lone voter → leader). */
@@ -15,27 +15,29 @@ const MAX_STATE_POLLS_PER_POLL = 8;
 /** Runs the current state's timers and sends what it owes (Kafka's `pollLeader`, `pollFollower`, ...). */
 export class StatePoller {
   constructor(
-    private readonly context: RaftClientContext,
+    private readonly identity: RaftIdentity,
+    private readonly quorum: QuorumState,
+    private readonly log: Pick<RaftLogView, 'lastFlushedOffset' | 'endOffset'>,
+    private readonly requestManager: RequestManager,
+    private readonly shutdown: ShutdownStatus,
     private readonly transitions: StateTransitions,
     private readonly leaderWritePath: LeaderWritePath,
-    private readonly parkedFetches: ParkedFetches,
-    private readonly voteHandler: VoteRequestSender,
-    private readonly quorumEpochHandler: QuorumEpochRequestSender,
-    private readonly followerFetch: FetchRequestSender,
+    private readonly senders: RoleRequestSenders,
+    private readonly snapshotInstalls: Pick<SnapshotInstallSink, 'hasPendingSnapshotInstall'>,
   ) {}
 
   pollState(nowMs: number): number {
     let timeoutMs = Number.POSITIVE_INFINITY;
     for (let round = 0; round < MAX_STATE_POLLS_PER_POLL; round += 1) {
-      const before = this.context.quorum.state();
+      const before = this.quorum.state();
       timeoutMs = this.pollCurrentState(nowMs);
-      if (this.context.quorum.state() === before) return timeoutMs;
+      if (this.quorum.state() === before) return timeoutMs;
     }
     return 0;
   }
 
   private pollCurrentState(nowMs: number): number {
-    const state = this.context.quorum.state();
+    const state = this.quorum.state();
     switch (state.name) {
       case 'Leader':
         return this.pollLeader(nowMs);
@@ -53,15 +55,15 @@ export class StatePoller {
   }
 
   private pollLeader(nowMs: number): number {
-    const leader = this.context.quorum.leaderStateOrThrow();
-    if (this.context.isShuttingDown()) {
+    const leader = this.quorum.leaderStateOrThrow();
+    if (this.shutdown.isShuttingDown()) {
       // Won an election that was still running when shutdown began: hand leadership on at once.
       this.transitions.resignLeadership(nowMs);
       return 0;
     }
     const checkQuorumMs = leader.timeUntilCheckQuorumExpires(nowMs);
     if (checkQuorumMs === 0) {
-      this.context.logger.info(
+      this.identity.logger.info(
         { epoch: leader.epoch },
         'check-quorum expired: a majority has not fetched; resigning',
       );
@@ -69,11 +71,11 @@ export class StatePoller {
       return 0;
     }
     if (this.leaderWritePath.maybeAppendBatches(leader, nowMs))
-      this.parkedFetches.completeParkedFetches(nowMs);
+      this.senders.parkedFetches.completeParkedFetches(nowMs);
     if (leader.timeUntilBeginQuorumEpochTimerExpires(nowMs) === 0) {
       for (const voterId of leader.nonAcknowledgingVoters(nowMs)) {
-        if (this.context.requestManager.isReady(voterId, nowMs))
-          this.quorumEpochHandler.sendBeginQuorumEpoch(leader, voterId, nowMs);
+        if (this.requestManager.isReady(voterId, nowMs))
+          this.senders.quorumEpoch.sendBeginQuorumEpoch(leader, voterId, nowMs);
       }
       leader.resetBeginQuorumEpochTimer(nowMs);
     }
@@ -86,33 +88,33 @@ export class StatePoller {
   }
 
   private pollCandidate(nowMs: number): number {
-    const candidate = this.context.quorum.candidateStateOrThrow();
+    const candidate = this.quorum.candidateStateOrThrow();
     if (candidate.hasElectionTimeoutExpired(nowMs)) {
-      this.context.logger.info({ epoch: candidate.epoch }, 'election timed out; back to pre-vote');
+      this.identity.logger.info({ epoch: candidate.epoch }, 'election timed out; back to pre-vote');
       this.transitions.transitionToProspective(nowMs);
       return 0;
     }
     const unrecorded = candidate.epochElection.unrecordedVoters();
-    this.voteHandler.sendVoteRequests(unrecorded, candidate.epoch, false, nowMs);
+    this.senders.vote.sendVoteRequests(unrecorded, candidate.epoch, false, nowMs);
     return Math.min(candidate.remainingElectionTimeMs(nowMs), this.timeUntilAnyReadyMs(unrecorded, nowMs));
   }
 
   private pollProspective(nowMs: number): number {
-    const prospective = this.context.quorum.prospectiveStateOrThrow();
+    const prospective = this.quorum.prospectiveStateOrThrow();
     if (this.transitions.maybeTransitionToCandidate(nowMs)) return 0;
     if (prospective.hasElectionTimeoutExpired(nowMs)) {
-      this.context.logger.info({ epoch: prospective.epoch }, 'pre-vote timed out before a majority granted');
+      this.identity.logger.info({ epoch: prospective.epoch }, 'pre-vote timed out before a majority granted');
       this.transitions.prospectiveTransitionAfterElectionLoss(nowMs);
       return 0;
     }
     const unrecorded = prospective.epochElection.unrecordedVoters();
-    this.voteHandler.sendVoteRequests(unrecorded, prospective.epoch, true, nowMs);
+    this.senders.vote.sendVoteRequests(unrecorded, prospective.epoch, true, nowMs);
     return Math.min(prospective.remainingElectionTimeMs(nowMs), this.timeUntilAnyReadyMs(unrecorded, nowMs));
   }
 
   private pollUnattached(nowMs: number): number {
-    const unattached = this.context.quorum.unattachedStateOrThrow();
-    if (this.context.quorum.isVoter()) {
+    const unattached = this.quorum.unattachedStateOrThrow();
+    if (this.quorum.isVoter()) {
       if (unattached.hasElectionTimeoutExpired(nowMs)) {
         this.transitions.transitionToProspective(nowMs);
         return 0;
@@ -124,14 +126,14 @@ export class StatePoller {
   }
 
   private pollResigned(nowMs: number): number {
-    const resigned = this.context.quorum.resignedStateOrThrow();
+    const resigned = this.quorum.resignedStateOrThrow();
     if (resigned.hasElectionTimeoutExpired(nowMs)) {
       this.transitions.transitionToUnattached(resigned.epoch + 1, undefined, nowMs);
       return 0;
     }
     for (const voterId of resigned.unackedVoterIds()) {
-      if (!this.context.requestManager.isReady(voterId, nowMs)) continue;
-      this.quorumEpochHandler.sendEndQuorumEpoch(resigned, voterId, nowMs);
+      if (!this.requestManager.isReady(voterId, nowMs)) continue;
+      this.senders.quorumEpoch.sendEndQuorumEpoch(resigned, voterId, nowMs);
     }
     return Math.min(
       resigned.remainingElectionTimeMs(nowMs),
@@ -140,9 +142,9 @@ export class StatePoller {
   }
 
   private pollFollower(nowMs: number): number {
-    const follower = this.context.quorum.followerStateOrThrow();
-    if (this.context.quorum.isVoter() && follower.hasFetchTimeoutExpired(nowMs)) {
-      this.context.logger.info(
+    const follower = this.quorum.followerStateOrThrow();
+    if (this.quorum.isVoter() && follower.hasFetchTimeoutExpired(nowMs)) {
+      this.identity.logger.info(
         { epoch: follower.epoch, leaderId: follower.leaderId },
         'fetch timeout: starting pre-vote',
       );
@@ -151,35 +153,35 @@ export class StatePoller {
     }
     // Durability: the next Fetch reports our end offset, so it waits for the flush, and for a
     // downloaded snapshot's freeze (the driver wakes us when it reports, ADR 0039).
-    if (this.context.needsFlush()) return 0;
-    if (this.context.outbox.hasPendingSnapshotInstall()) return this.fetchTimeoutMs(follower, nowMs);
+    if (needsFlush(this.log)) return 0;
+    if (this.snapshotInstalls.hasPendingSnapshotInstall()) return this.fetchTimeoutMs(follower, nowMs);
     const leaderId = follower.leaderId;
     let target: number | undefined = leaderId;
-    if (!this.context.requestManager.isReady(leaderId, nowMs)) {
+    if (!this.requestManager.isReady(leaderId, nowMs)) {
       target = undefined;
-      if (this.context.quorum.isObserver() && this.context.requestManager.isBackingOff(leaderId, nowMs)) {
+      if (this.quorum.isObserver() && this.requestManager.isBackingOff(leaderId, nowMs)) {
         // The leader may be gone: ask a voter, whose answer names the current leader.
-        target = this.context.requestManager.findReadyNode(this.otherVoterIds(), nowMs);
+        target = this.requestManager.findReadyNode(this.otherVoterIds(), nowMs);
       }
     }
-    if (target !== undefined) this.followerFetch.sendFetchOrFetchSnapshot(follower, target, nowMs);
+    if (target !== undefined) this.senders.fetch.sendFetchOrFetchSnapshot(follower, target, nowMs);
     return Math.min(
       this.fetchTimeoutMs(follower, nowMs),
-      Math.max(1, this.context.requestManager.remainingMs(leaderId, nowMs)),
+      Math.max(1, this.requestManager.remainingMs(leaderId, nowMs)),
     );
   }
 
   /** Until a voter's fetch timeout starts an election; an observer has none. */
   private fetchTimeoutMs(follower: FollowerState, nowMs: number): number {
-    return this.context.quorum.isVoter() ? follower.remainingFetchTimeMs(nowMs) : Number.POSITIVE_INFINITY;
+    return this.quorum.isVoter() ? follower.remainingFetchTimeMs(nowMs) : Number.POSITIVE_INFINITY;
   }
 
   private pollObserverDiscovery(nowMs: number): number {
-    if (this.context.needsFlush()) return 0;
-    if (this.context.outbox.hasPendingSnapshotInstall()) return Number.POSITIVE_INFINITY;
+    if (needsFlush(this.log)) return 0;
+    if (this.snapshotInstalls.hasPendingSnapshotInstall()) return Number.POSITIVE_INFINITY;
     const voters = this.otherVoterIds();
-    const target = this.context.requestManager.findReadyNode(voters, nowMs);
-    if (target !== undefined) this.followerFetch.sendFetch(target, this.context.quorum.epoch(), nowMs);
+    const target = this.requestManager.findReadyNode(voters, nowMs);
+    if (target !== undefined) this.senders.fetch.sendFetch(target, this.quorum.epoch(), nowMs);
     return this.timeUntilAnyReadyMs(voters, nowMs);
   }
 
@@ -187,13 +189,13 @@ export class StatePoller {
   private timeUntilAnyReadyMs(nodeIds: readonly number[], nowMs: number): number {
     let soonestMs = Number.POSITIVE_INFINITY;
     for (const nodeId of nodeIds) {
-      if (nodeId !== this.context.options.nodeId)
-        soonestMs = Math.min(soonestMs, Math.max(1, this.context.requestManager.remainingMs(nodeId, nowMs)));
+      if (nodeId !== this.identity.nodeId)
+        soonestMs = Math.min(soonestMs, Math.max(1, this.requestManager.remainingMs(nodeId, nowMs)));
     }
     return soonestMs;
   }
 
   private otherVoterIds(): number[] {
-    return this.context.options.voters.voterIds().filter((id) => id !== this.context.options.nodeId);
+    return this.identity.voters.voterIds().filter((id) => id !== this.identity.nodeId);
   }
 }

@@ -7,14 +7,18 @@ import {
 } from '@kraft/records';
 import type { Endpoints } from '../endpoints.js';
 import { BatchAccumulator } from '../internals/batch-accumulator.js';
+import type { QuorumState } from '../quorum-state.js';
 import { listenersOf } from '../rpc/raft-messages.js';
 import type { EpochState } from '../states/epoch-state.js';
 import { FollowerState } from '../states/follower-state.js';
 import { LeaderState } from '../states/leader-state.js';
 import type { LeaderWritePath } from './leader-write-path.js';
-import type { RaftClientContext } from './raft-client-context.js';
+import type { OutboundRequests } from './outbound-requests.js';
+import type { RaftIdentity } from './raft-identity.js';
+import type { LeaderLog } from './raft-log-views.js';
 import type { ReadBarriers } from './read-barriers.js';
 import type { ParkedFetches } from './request-senders.js';
+import type { ShutdownStatus } from './shutdown-deadline.js';
 
 /**
  * Elections and state transitions with their side effects: what each new state starts with (a
@@ -23,7 +27,11 @@ import type { ParkedFetches } from './request-senders.js';
  */
 export class StateTransitions {
   constructor(
-    private readonly context: RaftClientContext,
+    private readonly identity: RaftIdentity,
+    private readonly quorum: QuorumState,
+    private readonly log: LeaderLog,
+    private readonly connections: Pick<OutboundRequests, 'resetAll' | 'updateEndpoint'>,
+    private readonly shutdown: ShutdownStatus,
     private readonly leaderWritePath: LeaderWritePath,
     private readonly parkedFetches: ParkedFetches,
     private readonly readBarriers: Pick<ReadBarriers, 'failAll'>,
@@ -33,43 +41,43 @@ export class StateTransitions {
 
   /** Prospective → Candidate once a majority granted the pre-vote; returns true if it moved. */
   maybeTransitionToCandidate(nowMs: number): boolean {
-    if (!this.context.quorum.isProspective()) return false;
-    if (!this.context.quorum.prospectiveStateOrThrow().epochElection.isVoteGranted()) return false;
-    const previous = this.context.quorum.state();
-    this.context.quorum.transitionToCandidate(nowMs);
+    if (!this.quorum.isProspective()) return false;
+    if (!this.quorum.prospectiveStateOrThrow().epochElection.isVoteGranted()) return false;
+    const previous = this.quorum.state();
+    this.quorum.transitionToCandidate(nowMs);
     this.onStateChanged(previous, nowMs);
     this.maybeTransitionToLeader(nowMs);
     return true;
   }
 
   maybeTransitionToLeader(nowMs: number): void {
-    if (!this.context.quorum.isCandidate()) return;
-    const candidate = this.context.quorum.candidateStateOrThrow();
+    if (!this.quorum.isCandidate()) return;
+    const candidate = this.quorum.candidateStateOrThrow();
     if (!candidate.epochElection.isVoteGranted()) return;
     this.becomeLeader(nowMs);
   }
 
   /** Candidate → Leader: epoch start batch (LeaderChangeMessage), new accumulator, reset connections. */
   private becomeLeader(nowMs: number): void {
-    const previous = this.context.quorum.state();
-    const epochStartOffset = this.context.log.endOffset();
-    const candidate = this.context.quorum.candidateStateOrThrow();
+    const previous = this.quorum.state();
+    const epochStartOffset = this.log.endOffset();
+    const candidate = this.quorum.candidateStateOrThrow();
     const epoch = candidate.epoch;
     const accumulator = new BatchAccumulator({
       epoch,
       baseOffset: epochStartOffset + 1,
-      lingerMs: this.context.config.appendLingerMs,
+      lingerMs: this.identity.config.appendLingerMs,
     });
-    const leader = this.context.quorum.transitionToLeader(epochStartOffset, accumulator, nowMs);
-    this.context.log.initializeLeaderEpoch(epoch);
+    const leader = this.quorum.transitionToLeader(epochStartOffset, accumulator, nowMs);
+    this.log.initializeLeaderEpoch(epoch);
     const leaderChange = this.buildEpochStartBatch(leader, epochStartOffset, nowMs);
-    const info = this.context.log.appendAsLeader(leaderChange, epoch);
+    const info = this.log.appendAsLeader(leaderChange, epoch);
     invariant(
       info.firstOffset === epochStartOffset,
       () => `leader change batch at ${info.firstOffset}, expected ${epochStartOffset}`,
     );
     this.onStateChanged(previous, nowMs);
-    this.context.logger.info({ epoch, epochStartOffset }, 'became leader');
+    this.identity.logger.info({ epoch, epochStartOffset }, 'became leader');
   }
 
   /**
@@ -86,22 +94,22 @@ export class StateTransitions {
         message: {
           version: 0,
           leaderId: leader.localKey.id,
-          voters: this.context.options.voters.voterIds().map(toVoter),
+          voters: this.identity.voters.voterIds().map(toVoter),
           grantingVoters: leader.grantingVoters.map(toVoter),
         },
       },
     ];
-    if (this.context.kraftVersion >= 1) {
+    if (this.identity.kraftVersion >= 1) {
       records.push(
         {
           type: ControlRecordType.KRAFT_VERSION,
-          message: { version: 0, kRaftVersion: this.context.kraftVersion },
+          message: { version: 0, kRaftVersion: this.identity.kraftVersion },
         },
         {
           type: ControlRecordType.KRAFT_VOTERS,
           message: {
             version: 0,
-            voters: this.context.options.voters.voterNodes().map((node) => ({
+            voters: this.identity.voters.voterNodes().map((node) => ({
               voterId: node.voterKey.id,
               voterDirectoryId: node.voterKey.directoryIdOrZero(),
               endpoints: listenersOf(node.listeners),
@@ -121,9 +129,9 @@ export class StateTransitions {
   }
 
   prospectiveTransitionAfterElectionLoss(nowMs: number): void {
-    const prospective = this.context.quorum.prospectiveStateOrThrow();
+    const prospective = this.quorum.prospectiveStateOrThrow();
     const leaderId = prospective.leaderId;
-    if (leaderId !== undefined && this.context.quorum.canFollow(leaderId, prospective.leaderEndpoints())) {
+    if (leaderId !== undefined && this.quorum.canFollow(leaderId, prospective.leaderEndpoints())) {
       this.transitionToFollower(prospective.epoch, leaderId, prospective.leaderEndpoints(), nowMs);
     } else {
       this.transitionToUnattached(prospective.epoch, leaderId, nowMs);
@@ -135,55 +143,53 @@ export class StateTransitions {
    * or `preferredSuccessorId` first (a leadership transfer's target).
    */
   resignLeadership(nowMs: number, preferredSuccessorId?: number): void {
-    const leader = this.context.quorum.leaderStateOrThrow();
+    const leader = this.quorum.leaderStateOrThrow();
     const successors = leader.nonLeaderVotersByDescendingFetchOffset();
     const preferred = successors.findIndex((key) => key.id === preferredSuccessorId);
     if (preferred > 0) successors.unshift(...successors.splice(preferred, 1));
-    this.context.quorum.transitionToResigned(successors, nowMs);
+    this.quorum.transitionToResigned(successors, nowMs);
     this.onStateChanged(leader, nowMs);
-    this.context.requestManager.resetAll();
-    this.context.outstanding.clear();
+    this.connections.resetAll();
   }
 
   // --- transitions with side effects --------------------------------------------------------
 
   transitionToFollower(epoch: number, leaderId: number, endpoints: Endpoints, nowMs: number): void {
-    const previous = this.context.quorum.state();
-    this.context.quorum.transitionToFollower(epoch, leaderId, endpoints, nowMs);
-    const address = endpoints.address(this.context.listenerName) ?? endpoints.firstAddress();
-    if (address !== undefined) this.context.network.updateEndpoint(leaderId, address);
+    const previous = this.quorum.state();
+    this.quorum.transitionToFollower(epoch, leaderId, endpoints, nowMs);
+    const address = endpoints.address(this.identity.listenerName) ?? endpoints.firstAddress();
+    if (address !== undefined) this.connections.updateEndpoint(leaderId, address);
     this.onStateChanged(previous, nowMs);
   }
 
   transitionToProspective(nowMs: number): void {
-    const previous = this.context.quorum.state();
-    this.context.quorum.transitionToProspective(nowMs);
+    const previous = this.quorum.state();
+    this.quorum.transitionToProspective(nowMs);
     this.onStateChanged(previous, nowMs);
   }
 
   transitionToUnattached(epoch: number, leaderId: number | undefined, nowMs: number): void {
-    const previous = this.context.quorum.state();
-    this.context.quorum.transitionToUnattached(epoch, leaderId, nowMs);
+    const previous = this.quorum.state();
+    this.quorum.transitionToUnattached(epoch, leaderId, nowMs);
     this.onStateChanged(previous, nowMs);
   }
 
   /** Cleans up what the previous state owned. */
   onStateChanged(previous: EpochState, nowMs: number): void {
-    const current = this.context.quorum.state();
+    const current = this.quorum.state();
     if (previous === current) return;
     if (current.name === 'Prospective' || current.name === 'Candidate' || current.name === 'Leader') {
       // A new election or leadership starts with fresh connections: answers to the previous
       // state's requests are stale, and nothing may block the new round of requests.
-      this.context.requestManager.resetAll();
-      this.context.outstanding.clear();
+      this.connections.resetAll();
     }
     if (previous instanceof LeaderState) {
       const dropped = previous.accumulator.close();
       // Resigning to stop drops what was not yet appended by design: worth a warning only when
       // leadership is lost while the node keeps running.
-      const level = this.context.isShuttingDown() ? 'info' : 'warn';
+      const level = this.shutdown.isShuttingDown() ? 'info' : 'warn';
       if (dropped > 0)
-        this.context.logger[level](
+        this.identity.logger[level](
           { epoch: previous.epoch, dropped },
           'dropped unappended records on losing leadership',
         );
@@ -198,7 +204,7 @@ export class StateTransitions {
    * Throws on a different leader for our own epoch: that is two leaders in one epoch.
    */
   maybeTransition(leaderId: number | undefined, epoch: number, endpoints: Endpoints, nowMs: number): void {
-    const current = this.context.quorum.state();
+    const current = this.quorum.state();
     if (epoch === current.epoch && leaderId !== undefined) {
       const known = current.leaderAndEpoch().leaderId;
       invariant(
@@ -207,8 +213,8 @@ export class StateTransitions {
       );
     }
     if (epoch < current.epoch) return;
-    if (leaderId !== undefined && leaderId !== this.context.options.nodeId) {
-      if (this.context.quorum.canFollow(leaderId, endpoints)) {
+    if (leaderId !== undefined && leaderId !== this.identity.nodeId) {
+      if (this.quorum.canFollow(leaderId, endpoints)) {
         const isNewLeader = !(current instanceof FollowerState) || epoch > current.epoch;
         const hasNewEndpoints =
           current instanceof FollowerState &&
@@ -234,19 +240,19 @@ export class StateTransitions {
     endpoints: Endpoints,
     nowMs: number,
   ): boolean | undefined {
-    const current = this.context.quorum.epoch();
+    const current = this.quorum.epoch();
     if (epoch < current || errorCode === Errors.UNKNOWN_LEADER_EPOCH.code) return true;
     const moves =
       epoch > current ||
       errorCode === Errors.FENCED_LEADER_EPOCH.code ||
       errorCode === Errors.NOT_LEADER_OR_FOLLOWER.code ||
-      (leaderId !== undefined && !this.context.quorum.hasLeader());
+      (leaderId !== undefined && !this.quorum.hasLeader());
     if (moves) {
-      const before = this.context.quorum.state();
+      const before = this.quorum.state();
       this.maybeTransition(leaderId, epoch, endpoints, nowMs);
       // An error that taught us nothing new (e.g. NOT_LEADER_OR_FOLLOWER naming the leader we
       // already follow, or a resigned leader) backs off instead of retrying at once.
-      return errorCode === Errors.NONE.code || this.context.quorum.state() !== before;
+      return errorCode === Errors.NONE.code || this.quorum.state() !== before;
     }
     if (errorCode === Errors.BROKER_NOT_AVAILABLE.code) return false;
     return undefined;

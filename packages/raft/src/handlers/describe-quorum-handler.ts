@@ -1,5 +1,7 @@
 import { type DescribeQuorumResponseData, Errors } from '@kraft/protocol';
-import type { RaftClientContext } from '../client/raft-client-context.js';
+import type { RaftIdentity } from '../client/raft-identity.js';
+import type { RequestValidator } from '../client/request-validator.js';
+import type { QuorumState } from '../quorum-state.js';
 import type { ReplicaKey } from '../replica-key.js';
 import type { RaftApiKey } from '../rpc/raft-api-key.js';
 import {
@@ -21,7 +23,11 @@ interface DescribedReplica {
 
 /** DescribeQuorum (KIP-595/853): the leader reports its voters, observers and high watermark. */
 export class DescribeQuorumHandler {
-  constructor(private readonly context: RaftClientContext) {}
+  constructor(
+    private readonly identity: RaftIdentity,
+    private readonly quorum: QuorumState,
+    private readonly validator: RequestValidator,
+  ) {}
 
   handleDescribeQuorumRequest(
     request: RaftRequestOf<typeof RaftApiKey.DESCRIBE_QUORUM>,
@@ -31,7 +37,7 @@ export class DescribeQuorumHandler {
     const partition = singlePartition(data.topics);
     if (
       partition === undefined ||
-      !this.context.isReplicatedTopic(data.topics) ||
+      !this.validator.isReplicatedTopic(data.topics) ||
       partition.partitionIndex !== METADATA_PARTITION_INDEX
     ) {
       // Kafka answers for every partition asked about, whatever the request named.
@@ -41,11 +47,11 @@ export class DescribeQuorumHandler {
       }));
       return buildDescribeQuorumErrorResponse(asked, Errors.UNKNOWN_TOPIC_OR_PARTITION);
     }
-    if (!this.context.quorum.isLeader()) {
-      const ours = { topicName: this.context.topic.name, partitionIndexes: [METADATA_PARTITION_INDEX] };
+    if (!this.quorum.isLeader()) {
+      const ours = { topicName: this.identity.topic.name, partitionIndexes: [METADATA_PARTITION_INDEX] };
       return buildDescribeQuorumErrorResponse([ours], Errors.NOT_LEADER_OR_FOLLOWER);
     }
-    const leader = this.context.quorum.leaderStateOrThrow();
+    const leader = this.quorum.leaderStateOrThrow();
     const leaderId = leader.localKey.id;
     // Kafka reports the leader as having fetched and caught up at the time of the request.
     const toReplica = (state: DescribedReplica): DescribeQuorumReplica => {
@@ -59,14 +65,14 @@ export class DescribeQuorumHandler {
       };
     };
     return buildDescribeQuorumResponse({
-      topic: this.context.topic,
+      topic: this.identity.topic,
       apiVersion: request.apiVersion,
       leader: leader.leaderAndEpoch(),
       highWatermark: leader.highWatermark() ?? -1,
       voters: leader.describeVoters().map(toReplica),
       observers: leader.describeObservers(nowMs).map(toReplica),
       // One node per voter, as Kafka lists them, even when its endpoints are unknown.
-      nodes: this.context.options.voters
+      nodes: this.identity.voters
         .voterNodes()
         .map((node) => ({ nodeId: node.voterKey.id, listeners: listenersOf(node.listeners) })),
     });

@@ -1,8 +1,12 @@
 import { Errors, type FetchResponseData } from '@kraft/protocol';
 import { recordsToBuffer } from '@kraft/records';
 import type { LeaderWritePath } from '../client/leader-write-path.js';
-import type { RaftClientContext } from '../client/raft-client-context.js';
+import type { RaftIdentity } from '../client/raft-identity.js';
+import type { RaftLogView } from '../client/raft-log-views.js';
+import type { RequestValidator } from '../client/request-validator.js';
 import { Endpoints } from '../endpoints.js';
+import type { QuorumState } from '../quorum-state.js';
+import type { MessageSink } from '../raft-outbox.js';
 import { ReplicaKey } from '../replica-key.js';
 import type { RaftApiKey } from '../rpc/raft-api-key.js';
 import {
@@ -43,7 +47,11 @@ export class FetchHandler {
   private parkedFetches: WaitingFetch[] = [];
 
   constructor(
-    private readonly context: RaftClientContext,
+    private readonly identity: RaftIdentity,
+    private readonly quorum: QuorumState,
+    private readonly log: RaftLogView,
+    private readonly validator: RequestValidator,
+    private readonly outbox: MessageSink,
     private readonly leaderWritePath: LeaderWritePath,
   ) {}
 
@@ -54,33 +62,33 @@ export class FetchHandler {
   ): FetchResponseData {
     if (partitionErrorCode === undefined) {
       return buildFetchResponse({
-        topic: this.context.topic,
+        topic: this.identity.topic,
         apiVersion,
         errorCode,
         leaderEndpoints: Endpoints.EMPTY,
-        listenerName: this.context.listenerName,
+        listenerName: this.identity.listenerName,
       });
     }
     return buildFetchResponse({
-      topic: this.context.topic,
+      topic: this.identity.topic,
       apiVersion,
       errorCode: Errors.NONE.code,
       partition: {
         errorCode: partitionErrorCode,
-        highWatermark: this.context.quorum.highWatermark(),
-        logStartOffset: this.context.log.startOffset(),
-        leader: this.context.quorum.leaderAndEpoch(),
+        highWatermark: this.quorum.highWatermark(),
+        logStartOffset: this.log.startOffset(),
+        leader: this.quorum.leaderAndEpoch(),
         records: null,
       },
-      leaderEndpoints: this.context.quorum.state().leaderEndpoints(),
-      listenerName: this.context.listenerName,
+      leaderEndpoints: this.quorum.state().leaderEndpoints(),
+      listenerName: this.identity.listenerName,
     });
   }
 
   handleFetchRequest(request: RaftRequestOf<typeof RaftApiKey.FETCH>, nowMs: number): void {
     const { data } = request;
-    if (!this.context.hasValidClusterId(data.clusterId)) {
-      this.context.outbox.sendResponse(
+    if (!this.validator.hasValidClusterId(data.clusterId)) {
+      this.outbox.sendResponse(
         request,
         this.fetchErrorResponse(request.apiVersion, Errors.INCONSISTENT_CLUSTER_ID.code),
       );
@@ -90,10 +98,10 @@ export class FetchHandler {
     const partition = singlePartition(data.topics);
     const topicMatches =
       request.apiVersion >= 13
-        ? topic?.topicId.equals(this.context.topic.topicId) === true
-        : topic?.topic === this.context.topic.name;
+        ? topic?.topicId.equals(this.identity.topic.topicId) === true
+        : topic?.topic === this.identity.topic.name;
     if (partition === undefined || !topicMatches || partition.partition !== METADATA_PARTITION_INDEX) {
-      this.context.outbox.sendResponse(
+      this.outbox.sendResponse(
         request,
         this.fetchErrorResponse(request.apiVersion, Errors.INVALID_REQUEST.code),
       );
@@ -107,24 +115,24 @@ export class FetchHandler {
       !Number.isSafeInteger(fetchOffset) ||
       partition.lastFetchedEpoch < 0 ||
       partition.lastFetchedEpoch > partition.currentLeaderEpoch ||
-      (replicaId === this.context.options.nodeId && replicaId !== undefined);
+      (replicaId === this.identity.nodeId && replicaId !== undefined);
     if (invalid) {
-      this.context.outbox.sendResponse(
+      this.outbox.sendResponse(
         request,
         this.fetchErrorResponse(request.apiVersion, Errors.NONE.code, Errors.INVALID_REQUEST.code),
       );
       return;
     }
-    const errorCode = this.context.validateLeaderOnlyRequest(partition.currentLeaderEpoch);
+    const errorCode = this.validator.validateLeaderOnlyRequest(partition.currentLeaderEpoch);
     if (errorCode !== Errors.NONE.code) {
-      this.context.outbox.sendResponse(
+      this.outbox.sendResponse(
         request,
         this.fetchErrorResponse(request.apiVersion, Errors.NONE.code, errorCode),
       );
       return;
     }
     const replicaKey = replicaId >= 0 ? ReplicaKey.of(replicaId, partition.replicaDirectoryId) : undefined;
-    const leader = this.context.quorum.leaderStateOrThrow();
+    const leader = this.quorum.leaderStateOrThrow();
     // Before this fetch is answered (answerFetch): a read barrier counts the fetch as proof only
     // against the answer it followed, never against its own (PendingReads, ADR 0024).
     if (replicaKey !== undefined) leader.updateCheckQuorumForFollowingVoter(replicaKey, nowMs);
@@ -133,7 +141,7 @@ export class FetchHandler {
       replicaKey,
       fetchOffset,
       lastFetchedEpoch: partition.lastFetchedEpoch,
-      maxBytes: Math.max(1, Math.min(data.maxBytes, this.context.config.fetchMaxBytes)),
+      maxBytes: Math.max(1, Math.min(data.maxBytes, this.identity.config.fetchMaxBytes)),
       epoch: leader.epoch,
       deadlineMs: nowMs + Math.max(0, data.maxWaitMs),
     };
@@ -161,32 +169,31 @@ export class FetchHandler {
    * voter's next fetch proves the epoch up to it. Every leader answer to a fetch goes through here.
    */
   private answerFetch(fetch: ParkedFetch, result: FetchPartitionResult): void {
-    if (fetch.replicaKey !== undefined)
-      this.context.quorum.leaderStateOrThrow().onFetchAnswered(fetch.replicaKey);
-    this.context.outbox.sendResponse(
+    if (fetch.replicaKey !== undefined) this.quorum.leaderStateOrThrow().onFetchAnswered(fetch.replicaKey);
+    this.outbox.sendResponse(
       fetch.request,
       buildFetchResponse({
-        topic: this.context.topic,
+        topic: this.identity.topic,
         apiVersion: fetch.request.apiVersion,
         errorCode: Errors.NONE.code,
         partition: result,
-        leaderEndpoints: this.context.localEndpoints,
-        listenerName: this.context.listenerName,
+        leaderEndpoints: this.identity.localEndpoints,
+        listenerName: this.identity.listenerName,
       }),
     );
   }
 
   /** The partition answer to a fetch; records the follower's progress (which may move the HWM). */
   private fetchResult(fetch: ParkedFetch, nowMs: number): FetchPartitionResult {
-    const leader = this.context.quorum.leaderStateOrThrow();
+    const leader = this.quorum.leaderStateOrThrow();
     const base = {
       errorCode: Errors.NONE.code,
-      logStartOffset: this.context.log.startOffset(),
+      logStartOffset: this.log.startOffset(),
       leader: leader.leaderAndEpoch(),
       records: null,
     };
     let result: FetchPartitionResult;
-    const latestSnapshot = this.context.log.latestSnapshotId();
+    const latestSnapshot = this.log.latestSnapshotId();
     if (
       fetch.fetchOffset === 0 &&
       latestSnapshot !== undefined &&
@@ -194,7 +201,7 @@ export class FetchHandler {
     ) {
       result = { ...base, highWatermark: leader.highWatermark(), snapshotId: latestSnapshot };
     } else {
-      const validation = this.context.log.validateOffsetAndEpoch(fetch.fetchOffset, fetch.lastFetchedEpoch);
+      const validation = this.log.validateOffsetAndEpoch(fetch.fetchOffset, fetch.lastFetchedEpoch);
       if (validation.kind === 'diverging') {
         result = {
           ...base,
@@ -206,14 +213,12 @@ export class FetchHandler {
       } else {
         // A caught-up follower (the usual long poll) would read nothing: skip the log read.
         const records =
-          fetch.fetchOffset >= this.context.log.endOffset()
+          fetch.fetchOffset >= this.log.endOffset()
             ? EMPTY_RECORDS
-            : recordsToBuffer(
-                this.context.log.read(fetch.fetchOffset, 'uncommitted', fetch.maxBytes).records,
-              );
+            : recordsToBuffer(this.log.read(fetch.fetchOffset, 'uncommitted', fetch.maxBytes).records);
         if (
           fetch.replicaKey !== undefined &&
-          leader.updateReplicaState(fetch.replicaKey, nowMs, fetch.fetchOffset, this.context.log.endOffset())
+          leader.updateReplicaState(fetch.replicaKey, nowMs, fetch.fetchOffset, this.log.endOffset())
         ) {
           this.leaderWritePath.onLeaderHighWatermarkChanged(leader, nowMs);
           this.completeParkedFetches(nowMs);
@@ -242,7 +247,7 @@ export class FetchHandler {
 
   /** New data or a new high watermark: parked fetches are answered now. */
   completeParkedFetches(nowMs: number): void {
-    if (this.parkedFetches.length === 0 || !this.context.quorum.isLeader()) return;
+    if (this.parkedFetches.length === 0 || !this.quorum.isLeader()) return;
     const parked = this.parkedFetches;
     this.parkedFetches = [];
     for (const fetch of parked) {
@@ -255,7 +260,7 @@ export class FetchHandler {
     const parked = this.parkedFetches;
     this.parkedFetches = [];
     for (const fetch of parked) {
-      this.context.outbox.sendResponse(
+      this.outbox.sendResponse(
         fetch.request,
         this.fetchErrorResponse(
           fetch.request.apiVersion,

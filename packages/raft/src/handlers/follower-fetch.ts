@@ -1,9 +1,15 @@
-import { Errors, KRaftError } from '@kraft/protocol';
+import { Errors } from '@kraft/protocol';
 import { MemoryRecords } from '@kraft/records';
-import type { RaftClientContext } from '../client/raft-client-context.js';
+import type { RequestSender } from '../client/outbound-requests.js';
+import type { RaftIdentity } from '../client/raft-identity.js';
+import type { FollowerLog } from '../client/raft-log-views.js';
+import type { RequestValidator } from '../client/request-validator.js';
 import type { StateTransitions } from '../client/state-transitions.js';
 import { RaftLogStateError } from '../errors/raft-log-state-error.js';
-import type { LogAppendInfo, OffsetAndEpoch } from '../ports/raft-log.js';
+import type { OffsetAndEpoch } from '../ports/raft-log.js';
+import type { Random } from '../ports/random.js';
+import type { QuorumState } from '../quorum-state.js';
+import type { SnapshotInstallSink } from '../raft-outbox.js';
 import { RaftApiKey } from '../rpc/raft-api-key.js';
 import {
   buildFetchRequest,
@@ -21,8 +27,14 @@ import { FollowerState, UNREACHABLE_LEADER_FETCHES_FOR_EARLY_ELECTION } from '..
  */
 export class FollowerFetch {
   constructor(
-    private readonly context: RaftClientContext,
+    private readonly identity: RaftIdentity,
+    private readonly quorum: QuorumState,
+    private readonly log: FollowerLog,
+    private readonly validator: RequestValidator,
+    private readonly sender: RequestSender,
     private readonly transitions: StateTransitions,
+    private readonly random: Random,
+    private readonly snapshotInstalls: SnapshotInstallSink,
   ) {}
 
   sendFetchOrFetchSnapshot(follower: FollowerState, destinationId: number, nowMs: number): void {
@@ -32,18 +44,18 @@ export class FollowerFetch {
       return;
     }
     const data = buildFetchSnapshotRequest({
-      topic: this.context.topic,
-      clusterId: this.context.clusterId(),
-      replicaKey: this.context.quorum.localReplicaKey(),
+      topic: this.identity.topic,
+      clusterId: this.identity.clusterId,
+      replicaKey: this.quorum.localReplicaKey(),
       epoch: follower.epoch,
       snapshotId: snapshot.snapshotId,
       position: snapshot.sizeInBytes(),
-      maxBytes: this.context.config.fetchSnapshotMaxBytes,
+      maxBytes: this.identity.config.fetchSnapshotMaxBytes,
     });
-    this.context.sendRequest(
+    this.sender.sendRequest(
       destinationId,
       RaftApiKey.FETCH_SNAPSHOT,
-      this.context.rpcVersions.fetchSnapshot,
+      this.identity.rpcVersions.fetchSnapshot,
       data,
       follower.epoch,
       false,
@@ -53,21 +65,21 @@ export class FollowerFetch {
 
   sendFetch(destinationId: number, epoch: number, nowMs: number): void {
     const data = buildFetchRequest({
-      topic: this.context.topic,
-      clusterId: this.context.clusterId(),
-      replicaKey: this.context.quorum.localReplicaKey(),
+      topic: this.identity.topic,
+      clusterId: this.identity.clusterId,
+      replicaKey: this.quorum.localReplicaKey(),
       epoch,
-      fetchOffset: this.context.log.endOffset(),
-      lastFetchedEpoch: this.context.log.lastFetchedEpoch(),
-      maxWaitMs: this.context.config.fetchMaxWaitMs,
-      maxBytes: this.context.config.fetchMaxBytes,
-      highWatermark: this.context.quorum.highWatermark(),
-      apiVersion: this.context.rpcVersions.fetch,
+      fetchOffset: this.log.endOffset(),
+      lastFetchedEpoch: this.log.lastFetchedEpoch(),
+      maxWaitMs: this.identity.config.fetchMaxWaitMs,
+      maxBytes: this.identity.config.fetchMaxBytes,
+      highWatermark: this.quorum.highWatermark(),
+      apiVersion: this.identity.rpcVersions.fetch,
     });
-    this.context.sendRequest(
+    this.sender.sendRequest(
       destinationId,
       RaftApiKey.FETCH,
-      this.context.rpcVersions.fetch,
+      this.identity.rpcVersions.fetch,
       data,
       epoch,
       false,
@@ -83,12 +95,11 @@ export class FollowerFetch {
    * fetching from a live leader rejects; the random delay keeps followers from splitting the vote.
    */
   private onLeaderUnreachable(sourceId: number, nowMs: number): void {
-    const state = this.context.quorum.state();
-    if (!(state instanceof FollowerState) || state.leaderId !== sourceId || !this.context.quorum.isVoter())
-      return;
+    const state = this.quorum.state();
+    if (!(state instanceof FollowerState) || state.leaderId !== sourceId || !this.quorum.isVoter()) return;
     if (state.recordUnreachableLeaderFetch() !== UNREACHABLE_LEADER_FETCHES_FOR_EARLY_ELECTION) return;
-    const delayMs = this.context.options.random.nextInt(this.context.config.electionTimeoutMs);
-    this.context.logger.info(
+    const delayMs = this.random.nextInt(this.identity.config.electionTimeoutMs);
+    this.identity.logger.info(
       { epoch: state.epoch, leaderId: state.leaderId, delayMs },
       'leader unreachable: bringing the election forward',
     );
@@ -104,10 +115,10 @@ export class FollowerFetch {
       return false;
     }
     const partition = singlePartition(data.responses);
-    if (partition === undefined || !this.context.isReplicatedTopic(data.responses)) return false;
+    if (partition === undefined || !this.validator.isReplicatedTopic(data.responses)) return false;
     const leaderId = partition.currentLeader.leaderId >= 0 ? partition.currentLeader.leaderId : undefined;
     const epoch = partition.currentLeader.leaderEpoch;
-    const endpoints = endpointsFromNodeEndpoints(data.nodeEndpoints, leaderId, this.context.listenerName);
+    const endpoints = endpointsFromNodeEndpoints(data.nodeEndpoints, leaderId, this.identity.listenerName);
     const handled = this.transitions.maybeHandleCommonResponse(
       partition.errorCode,
       leaderId,
@@ -116,7 +127,7 @@ export class FollowerFetch {
       nowMs,
     );
     if (handled !== undefined) return handled;
-    const state = this.context.quorum.state();
+    const state = this.quorum.state();
     if (!(state instanceof FollowerState) || state.leaderId !== response.sourceId) {
       // An answer from a voter we asked to discover the leader, naming nobody new.
       return partition.errorCode === Errors.NONE.code;
@@ -144,9 +155,9 @@ export class FollowerFetch {
   private truncateOnDivergence(state: FollowerState, diverging: OffsetAndEpoch): void {
     let truncationOffset: number;
     if (diverging.epoch === 0) {
-      truncationOffset = Math.min(diverging.offset, this.context.log.endOffset());
+      truncationOffset = Math.min(diverging.offset, this.log.endOffset());
     } else {
-      const local = this.context.log.endOffsetForEpoch(diverging.epoch);
+      const local = this.log.endOffsetForEpoch(diverging.epoch);
       truncationOffset =
         local.epoch === diverging.epoch ? Math.min(local.offset, diverging.offset) : local.offset;
     }
@@ -156,28 +167,28 @@ export class FollowerFetch {
         `leader asked to truncate to ${truncationOffset}, below the high watermark ${highWatermark}: committed data would be lost`,
       );
     }
-    this.context.logger.info(
+    this.identity.logger.info(
       { offset: truncationOffset, epoch: diverging.epoch },
       'truncating diverging log',
     );
-    this.context.log.truncateTo(truncationOffset);
+    this.log.truncateTo(truncationOffset);
   }
 
   private startSnapshotFetch(state: FollowerState, snapshotId: OffsetAndEpoch): void {
     state.abandonSnapshotDownload();
-    const writer = this.context.log.createNewSnapshotUnchecked(snapshotId);
+    const writer = this.log.createNewSnapshotUnchecked(snapshotId);
     if (writer !== undefined) {
-      this.context.logger.info(
+      this.identity.logger.info(
         { offset: snapshotId.offset, epoch: snapshotId.epoch },
         'fetching snapshot from the leader',
       );
       state.startSnapshotDownload(writer);
       return;
     }
-    if (this.context.log.readSnapshot(snapshotId) !== undefined) {
+    if (this.log.readSnapshot(snapshotId) !== undefined) {
       this.installFetchedSnapshot(state, snapshotId);
     } else {
-      this.context.logger.warn(
+      this.identity.logger.warn(
         { offset: snapshotId.offset, epoch: snapshotId.epoch },
         'cannot create the snapshot the leader named',
       );
@@ -185,28 +196,30 @@ export class FollowerFetch {
   }
 
   /**
-   * Appends fetched records. Records that fail validation (bad CRC, offsets that do not follow
-   * the log end) came from the network, not from us: like Kafka, log them and fetch again after
-   * the backoff instead of stopping the node. Returns false when nothing could be appended.
+   * Appends fetched records. Records the log rejects (bad CRC, offsets that do not follow the
+   * log end) came from the network, not from us: like Kafka, log them and fetch again after the
+   * backoff instead of stopping the node. Returns false when nothing could be appended.
    */
   private appendAsFollower(state: FollowerState, bytes: Buffer | null): boolean {
     if (bytes === null || bytes.length === 0) return true;
     const records = MemoryRecords.readableRecords(bytes);
     if (records.validBytes() === 0) return true;
-    let info: LogAppendInfo;
-    try {
-      info = this.context.log.appendAsFollower(records, state.epoch);
-    } catch (error) {
-      if (!isRejectedRecordsError(error)) throw error;
-      this.context.logger.warn(
-        { err: error, offset: this.context.log.endOffset(), leaderId: state.leaderId },
+    const result = this.log.appendAsFollower(records, state.epoch);
+    if (result.kind === 'rejected') {
+      this.identity.logger.warn(
+        {
+          err: result.error,
+          reason: result.reason,
+          offset: this.log.endOffset(),
+          leaderId: state.leaderId,
+        },
         'fetched records rejected',
       );
       return false;
     }
-    if (this.context.logger.isLevelEnabled('trace')) {
-      this.context.logger.trace(
-        { offset: info.firstOffset, lastOffset: info.lastOffset },
+    if (this.identity.logger.isLevelEnabled('trace')) {
+      this.identity.logger.trace(
+        { offset: result.info.firstOffset, lastOffset: result.info.lastOffset },
         'appended as follower',
       );
     }
@@ -215,8 +228,8 @@ export class FollowerFetch {
 
   private updateFollowerHighWatermark(state: FollowerState, leaderHighWatermark: number): void {
     if (leaderHighWatermark < 0) return;
-    const highWatermark = Math.min(leaderHighWatermark, this.context.log.endOffset());
-    if (state.updateHighWatermark(highWatermark)) this.context.log.updateHighWatermark(highWatermark);
+    const highWatermark = Math.min(leaderHighWatermark, this.log.endOffset());
+    if (state.updateHighWatermark(highWatermark)) this.log.updateHighWatermark(highWatermark);
   }
 
   handleFetchSnapshotResponse(
@@ -226,9 +239,9 @@ export class FollowerFetch {
     const { data } = response;
     if (!isErrorFree(data)) return false;
     const partition = singlePartition(data.topics);
-    if (partition === undefined || !this.context.isReplicatedTopic(data.topics)) return false;
+    if (partition === undefined || !this.validator.isReplicatedTopic(data.topics)) return false;
     const leaderId = partition.currentLeader.leaderId >= 0 ? partition.currentLeader.leaderId : undefined;
-    const endpoints = endpointsFromNodeEndpoints(data.nodeEndpoints, leaderId, this.context.listenerName);
+    const endpoints = endpointsFromNodeEndpoints(data.nodeEndpoints, leaderId, this.identity.listenerName);
     const handled = this.transitions.maybeHandleCommonResponse(
       partition.errorCode,
       leaderId,
@@ -237,7 +250,7 @@ export class FollowerFetch {
       nowMs,
     );
     if (handled !== undefined) return handled;
-    const state = this.context.quorum.state();
+    const state = this.quorum.state();
     if (!(state instanceof FollowerState)) return true;
     const writer = state.snapshotDownload();
     if (writer === undefined) return true;
@@ -257,7 +270,7 @@ export class FollowerFetch {
     const size = Number(partition.size);
     if (writer.sizeInBytes() + partition.unalignedRecords.length > size) {
       // The leader's chunk overruns the size it announced: start the download over.
-      this.context.logger.warn(
+      this.identity.logger.warn(
         { offset: snapshotId.offset, epoch: snapshotId.epoch, size },
         'snapshot chunk overruns its size',
       );
@@ -269,7 +282,7 @@ export class FollowerFetch {
       // The driver freezes it and makes its log start durable off the event loop; nothing acts on
       // it (no Fetch leaves, the log does not show it) until it reports (ADR 0039).
       state.finishSnapshotDownload();
-      this.context.outbox.installSnapshot(writer);
+      this.snapshotInstalls.installSnapshot(writer);
     }
     state.resetFetchTimeoutForSuccessfulFetch(nowMs);
     return true;
@@ -281,41 +294,29 @@ export class FollowerFetch {
    * only, and `RaftLog.open` would install it the same way after a restart.
    */
   completeSnapshotInstall(snapshotId: OffsetAndEpoch): void {
-    this.context.log.onSnapshotFrozen(snapshotId);
-    const state = this.context.quorum.state();
+    this.log.onSnapshotFrozen(snapshotId);
+    const state = this.quorum.state();
     this.installFetchedSnapshot(state instanceof FollowerState ? state : undefined, snapshotId);
   }
 
   private installFetchedSnapshot(state: FollowerState | undefined, snapshotId: OffsetAndEpoch): void {
     // The log replaces itself with a snapshot past its end even under an uncommitted tail from a
     // newer epoch (sim seed 705): see RaftLog.truncateToLatestSnapshot.
-    const replaced = this.context.log.truncateToLatestSnapshot();
+    const replaced = this.log.truncateToLatestSnapshot();
     // Not replaced, yet consistent: installed before (a retry), or the log already ends exactly
     // at the snapshot in its epoch.
     const alreadyCovered =
-      this.context.log.startOffset() === snapshotId.offset ||
-      (this.context.log.endOffset() === snapshotId.offset &&
-        this.context.log.lastFetchedEpoch() === snapshotId.epoch);
+      this.log.startOffset() === snapshotId.offset ||
+      (this.log.endOffset() === snapshotId.offset && this.log.lastFetchedEpoch() === snapshotId.epoch);
     if (!replaced && !alreadyCovered) {
       throw new RaftLogStateError(
-        `fetched snapshot ${snapshotId.offset}-${snapshotId.epoch} did not replace the log ending at ${this.context.log.endOffset()}`,
+        `fetched snapshot ${snapshotId.offset}-${snapshotId.epoch} did not replace the log ending at ${this.log.endOffset()}`,
       );
     }
-    this.context.logger.info(
+    this.identity.logger.info(
       { offset: snapshotId.offset, epoch: snapshotId.epoch },
       'installed snapshot from the leader',
     );
     if (state !== undefined) this.updateFollowerHighWatermark(state, snapshotId.offset);
   }
-}
-
-/** Errors a log raises for records that are corrupt or do not follow its end (bad input, not a bug). */
-const REJECTED_RECORDS_ERROR_CODES: ReadonlySet<string> = new Set([
-  'CORRUPT_RECORD',
-  'CORRUPT_MESSAGE',
-  'INVALID_RECORD',
-]);
-
-function isRejectedRecordsError(error: unknown): boolean {
-  return KRaftError.isInstance(error) && REJECTED_RECORDS_ERROR_CODES.has(error.code);
 }

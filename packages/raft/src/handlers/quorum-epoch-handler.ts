@@ -1,7 +1,10 @@
 import { type BeginQuorumEpochResponseData, type EndQuorumEpochResponseData, Errors } from '@kraft/protocol';
-import type { RaftClientContext } from '../client/raft-client-context.js';
+import type { RequestSender } from '../client/outbound-requests.js';
+import type { RaftIdentity } from '../client/raft-identity.js';
+import type { RequestValidator } from '../client/request-validator.js';
 import type { StateTransitions } from '../client/state-transitions.js';
 import type { InboundRequest } from '../ports/network-channel.js';
+import type { QuorumState } from '../quorum-state.js';
 import { ReplicaKey } from '../replica-key.js';
 import { RaftApiKey } from '../rpc/raft-api-key.js';
 import {
@@ -23,7 +26,10 @@ import type { ResignedState } from '../states/resigned-state.js';
  */
 export class QuorumEpochHandler {
   constructor(
-    private readonly context: RaftClientContext,
+    private readonly identity: RaftIdentity,
+    private readonly quorum: QuorumState,
+    private readonly validator: RequestValidator,
+    private readonly sender: RequestSender,
     private readonly transitions: StateTransitions,
   ) {}
 
@@ -33,13 +39,13 @@ export class QuorumEpochHandler {
     partitionErrorCode: number,
   ): BeginQuorumEpochResponseData {
     return buildQuorumEpochResponse({
-      topic: this.context.topic,
+      topic: this.identity.topic,
       apiVersion,
       errorCode,
       partitionErrorCode,
-      leader: this.context.quorum.leaderAndEpoch(),
-      leaderEndpoints: this.context.quorum.state().leaderEndpoints(),
-      listenerName: this.context.listenerName,
+      leader: this.quorum.leaderAndEpoch(),
+      leaderEndpoints: this.quorum.state().leaderEndpoints(),
+      listenerName: this.identity.listenerName,
     });
   }
 
@@ -54,14 +60,14 @@ export class QuorumEpochHandler {
       readonly topics: readonly { readonly topicName: string; readonly partitions: readonly P[] }[];
     },
   ): { readonly partition: P } | { readonly refusal: BeginQuorumEpochResponseData } {
-    if (!this.context.hasValidClusterId(data.clusterId))
+    if (!this.validator.hasValidClusterId(data.clusterId))
       return {
         refusal: this.quorumEpochResponse(request.apiVersion, Errors.INCONSISTENT_CLUSTER_ID.code, 0),
       };
     const partition = singlePartition(data.topics);
-    if (partition === undefined || !this.context.isReplicatedTopic(data.topics))
+    if (partition === undefined || !this.validator.isReplicatedTopic(data.topics))
       return { refusal: this.quorumEpochResponse(request.apiVersion, Errors.INVALID_REQUEST.code, 0) };
-    if (partition.leaderEpoch < this.context.quorum.epoch()) {
+    if (partition.leaderEpoch < this.quorum.epoch()) {
       return {
         refusal: this.quorumEpochResponse(
           request.apiVersion,
@@ -81,10 +87,10 @@ export class QuorumEpochHandler {
     const validated = this.validateQuorumEpochRequest(request, data);
     if ('refusal' in validated) return validated.refusal;
     const { partition } = validated;
-    if (!this.context.isValidVoterKey(data.voterId, partition.voterDirectoryId)) {
+    if (!this.validator.isValidVoterKey(data.voterId, partition.voterDirectoryId)) {
       return this.quorumEpochResponse(request.apiVersion, Errors.NONE.code, Errors.INVALID_VOTER_KEY.code);
     }
-    if (partition.leaderId === this.context.options.nodeId || partition.leaderId < 0) {
+    if (partition.leaderId === this.identity.nodeId || partition.leaderId < 0) {
       return this.quorumEpochResponse(request.apiVersion, Errors.NONE.code, Errors.INVALID_REQUEST.code);
     }
     this.transitions.maybeTransition(
@@ -104,7 +110,7 @@ export class QuorumEpochHandler {
     const validated = this.validateQuorumEpochRequest(request, data);
     if ('refusal' in validated) return validated.refusal;
     const { partition } = validated;
-    if (partition.leaderId === this.context.options.nodeId || partition.leaderId < 0) {
+    if (partition.leaderId === this.identity.nodeId || partition.leaderId < 0) {
       return this.quorumEpochResponse(request.apiVersion, Errors.NONE.code, Errors.INVALID_REQUEST.code);
     }
     this.transitions.maybeTransition(
@@ -113,12 +119,8 @@ export class QuorumEpochHandler {
       endpointsFromListeners(data.leaderEndpoints),
       nowMs,
     );
-    const state = this.context.quorum.state();
-    if (
-      state instanceof FollowerState &&
-      state.leaderId === partition.leaderId &&
-      this.context.quorum.isVoter()
-    ) {
+    const state = this.quorum.state();
+    if (state instanceof FollowerState && state.leaderId === partition.leaderId && this.quorum.isVoter()) {
       const successors =
         request.apiVersion >= 1
           ? partition.preferredCandidates.map((candidate) =>
@@ -126,7 +128,7 @@ export class QuorumEpochHandler {
             )
           : partition.preferredSuccessors.map((id) => ReplicaKey.of(id));
       const backoffMs = this.endEpochElectionBackoffMs(successors);
-      this.context.logger.debug(
+      this.identity.logger.debug(
         { epoch: state.epoch, backoffMs },
         'leader resigned: overriding the fetch timeout',
       );
@@ -137,13 +139,13 @@ export class QuorumEpochHandler {
 
   /** The most up-to-date successor campaigns at once; the others wait exponentially longer (KIP-595). */
   private endEpochElectionBackoffMs(successors: readonly ReplicaKey[]): number {
-    const local = this.context.quorum.localReplicaKeyOrThrow();
+    const local = this.quorum.localReplicaKeyOrThrow();
     const position = successors.findIndex((key) => key.matches(local));
-    if (position < 0) return this.context.config.electionBackoffMaxMs;
+    if (position < 0) return this.identity.config.electionBackoffMaxMs;
     return strictExponentialElectionBackoffMs(
       position,
       successors.length,
-      this.context.config.electionBackoffMaxMs,
+      this.identity.config.electionBackoffMaxMs,
     );
   }
 
@@ -155,11 +157,11 @@ export class QuorumEpochHandler {
     const { data } = response;
     if (!isErrorFree(data)) return false;
     const partition = singlePartition(data.topics);
-    if (partition === undefined || !this.context.isReplicatedTopic(data.topics)) return false;
+    if (partition === undefined || !this.validator.isReplicatedTopic(data.topics)) return false;
     const leaderId = partition.leaderId >= 0 ? partition.leaderId : undefined;
-    const endpoints = endpointsFromNodeEndpoints(data.nodeEndpoints, leaderId, this.context.listenerName);
-    if (partition.errorCode === Errors.NONE.code && isEnd && this.context.quorum.isResigned()) {
-      const resigned = this.context.quorum.resignedStateOrThrow();
+    const endpoints = endpointsFromNodeEndpoints(data.nodeEndpoints, leaderId, this.identity.listenerName);
+    if (partition.errorCode === Errors.NONE.code && isEnd && this.quorum.isResigned()) {
+      const resigned = this.quorum.resignedStateOrThrow();
       if (partition.leaderEpoch === resigned.epoch) {
         resigned.acknowledgeResignation(response.sourceId);
         return true;
@@ -177,19 +179,19 @@ export class QuorumEpochHandler {
   }
 
   sendBeginQuorumEpoch(leader: LeaderState, voterId: number, nowMs: number): void {
-    const voterKey = this.context.options.voters.voterNode(voterId)?.voterKey ?? ReplicaKey.of(voterId);
+    const voterKey = this.identity.voters.voterNode(voterId)?.voterKey ?? ReplicaKey.of(voterId);
     const data = buildBeginQuorumEpochRequest({
-      topic: this.context.topic,
-      clusterId: this.context.clusterId(),
+      topic: this.identity.topic,
+      clusterId: this.identity.clusterId,
       leaderId: leader.localKey.id,
       epoch: leader.epoch,
       voterKey,
-      leaderEndpoints: this.context.localEndpoints,
+      leaderEndpoints: this.identity.localEndpoints,
     });
-    this.context.sendRequest(
+    this.sender.sendRequest(
       voterId,
       RaftApiKey.BEGIN_QUORUM_EPOCH,
-      this.context.rpcVersions.beginQuorumEpoch,
+      this.identity.rpcVersions.beginQuorumEpoch,
       data,
       leader.epoch,
       false,
@@ -200,17 +202,17 @@ export class QuorumEpochHandler {
   /** A resigned leader tells a voter that has not acknowledged yet, naming its preferred successors. */
   sendEndQuorumEpoch(resigned: ResignedState, voterId: number, nowMs: number): void {
     const data = buildEndQuorumEpochRequest({
-      topic: this.context.topic,
-      clusterId: this.context.clusterId(),
+      topic: this.identity.topic,
+      clusterId: this.identity.clusterId,
       leaderId: resigned.localId,
       epoch: resigned.epoch,
       preferredSuccessors: resigned.preferredSuccessors,
-      leaderEndpoints: this.context.localEndpoints,
+      leaderEndpoints: this.identity.localEndpoints,
     });
-    this.context.sendRequest(
+    this.sender.sendRequest(
       voterId,
       RaftApiKey.END_QUORUM_EPOCH,
-      this.context.rpcVersions.endQuorumEpoch,
+      this.identity.rpcVersions.endQuorumEpoch,
       data,
       resigned.epoch,
       false,

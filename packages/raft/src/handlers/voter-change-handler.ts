@@ -7,7 +7,9 @@ import {
   type UpdateRaftVoterResponseData,
   Uuid,
 } from '@kraft/protocol';
-import type { RaftClientContext } from '../client/raft-client-context.js';
+import type { RaftIdentity } from '../client/raft-identity.js';
+import type { RequestValidator } from '../client/request-validator.js';
+import type { QuorumState } from '../quorum-state.js';
 import type { RaftApiKey } from '../rpc/raft-api-key.js';
 import type { RaftRequestOf } from '../rpc/typed-messages.js';
 import { formatJavaEndpoints, normalisedListenerName } from './java-endpoints-format.js';
@@ -21,7 +23,11 @@ import { formatJavaEndpoints, normalisedListenerName } from './java-endpoints-fo
  * set even at kraft.version 1; it answers UNSUPPORTED_VERSION there too (see ADR 0013).
  */
 export class VoterChangeHandler {
-  constructor(private readonly context: RaftClientContext) {}
+  constructor(
+    private readonly identity: RaftIdentity,
+    private readonly quorum: QuorumState,
+    private readonly validator: RequestValidator,
+  ) {}
 
   handleAddVoterRequest(request: RaftRequestOf<typeof RaftApiKey.ADD_RAFT_VOTER>): AddRaftVoterResponseData {
     const { data } = request;
@@ -36,7 +42,7 @@ export class VoterChangeHandler {
       return errorResponse(
         Errors.INVALID_REQUEST,
         `Add voter request didn't include the endpoint (${formatJavaEndpoints(endpoints)}) ` +
-          `for the default listener ListenerName(${normalisedListenerName(this.context.listenerName)})`,
+          `for the default listener ListenerName(${normalisedListenerName(this.identity.listenerName)})`,
       );
     }
     return this.refuseVoterChange('adding');
@@ -53,10 +59,10 @@ export class VoterChangeHandler {
     request: RaftRequestOf<typeof RaftApiKey.UPDATE_RAFT_VOTER>,
   ): UpdateRaftVoterResponseData {
     const { data } = request;
-    const listenerName = request.listenerName ?? this.context.listenerName;
+    const listenerName = request.listenerName ?? this.identity.listenerName;
     const answer = (error: ApiError) => this.updateVoterResponse(error, listenerName);
-    if (!this.context.hasValidClusterId(data.clusterId)) return answer(Errors.INCONSISTENT_CLUSTER_ID);
-    const leaderError = this.context.validateLeaderOnlyRequest(data.currentLeaderEpoch);
+    if (!this.validator.hasValidClusterId(data.clusterId)) return answer(Errors.INCONSISTENT_CLUSTER_ID);
+    const leaderError = this.validator.validateLeaderOnlyRequest(data.currentLeaderEpoch);
     if (leaderError !== Errors.NONE.code) return answer(errorForCode(leaderError));
     if (!isValidVoterKey(data.voterId, data.voterDirectoryId)) return answer(Errors.INVALID_REQUEST);
     const { minSupportedVersion, maxSupportedVersion } = data.kRaftVersionFeature;
@@ -72,13 +78,13 @@ export class VoterChangeHandler {
 
   /** Whether a listener of the request is this node's default (controller) listener. */
   private includesDefaultListener(listeners: readonly { readonly name: string }[]): boolean {
-    const defaultListener = normalisedListenerName(this.context.listenerName);
+    const defaultListener = normalisedListenerName(this.identity.listenerName);
     return listeners.some((listener) => normalisedListenerName(listener.name) === defaultListener);
   }
 
   /** Kafka's leader refuses voter changes until it has established its high watermark. */
   private leaderKnowsItsHighWatermark(): boolean {
-    return this.context.quorum.leaderStateOrThrow().highWatermark() !== undefined;
+    return this.quorum.leaderStateOrThrow().highWatermark() !== undefined;
   }
 
   /** Kafka's checks before AddVoterHandler / RemoveVoterHandler run, in Kafka's order. */
@@ -86,13 +92,13 @@ export class VoterChangeHandler {
     data: { clusterId: string | null; voterId: number; voterDirectoryId: Uuid },
     requestName: 'Add' | 'Remove',
   ): AddRaftVoterResponseData | undefined {
-    if (!this.context.hasValidClusterId(data.clusterId)) {
+    if (!this.validator.hasValidClusterId(data.clusterId)) {
       return errorResponse(
         Errors.INCONSISTENT_CLUSTER_ID,
-        `The given id "${data.clusterId}" doesn't match the cluster id "${this.context.clusterId()}"`,
+        `The given id "${data.clusterId}" doesn't match the cluster id "${this.identity.clusterId}"`,
       );
     }
-    const leaderError = this.context.validateLeaderOnlyRequest(this.context.quorum.epoch());
+    const leaderError = this.validator.validateLeaderOnlyRequest(this.quorum.epoch());
     // Kafka sets only the code here; the message keeps its data-class default, "".
     if (leaderError !== Errors.NONE.code)
       return { throttleTimeMs: 0, errorCode: leaderError, errorMessage: '' };
@@ -113,7 +119,7 @@ export class VoterChangeHandler {
         'Request timed out waiting for leader to establish HWM and fence previous voter changes',
       );
     }
-    const kraftVersion = this.context.kraftVersion;
+    const kraftVersion = this.identity.kraftVersion;
     const message =
       kraftVersion === 0
         ? `Cluster doesn't support ${change} voter because the kraft.version feature is 0`
@@ -123,7 +129,7 @@ export class VoterChangeHandler {
 
   /** Kafka's `RaftUtil.updateVoterResponse`: the leader as this node knows it, on the request's listener. */
   private updateVoterResponse(error: ApiError, listenerName: string): UpdateRaftVoterResponseData {
-    const quorum = this.context.quorum;
+    const quorum = this.quorum;
     const leader = quorum.leaderAndEpoch();
     const address = quorum.state().leaderEndpoints().address(listenerName);
     return {

@@ -8,6 +8,7 @@
  * core never awaits; the driver flushes and reports `client.onLogFlushed(offset, nowMs)`.
  * Offsets and epochs are safe-integer numbers. Errors are typed KRaftError subclasses.
  */
+import type { KRaftError } from '@kraft/protocol';
 import type { MemoryRecords, Records } from '@kraft/records';
 
 /** Which prefix of the log a read may see: up to the high watermark, or up to the log end. */
@@ -34,6 +35,29 @@ export interface LogAppendInfo {
   readonly firstOffset: number;
   readonly lastOffset: number;
 }
+
+/**
+ * Why a follower append refused fetched records: `corrupt` bytes (bad CRC, magic or length;
+ * Kafka's CorruptRecordException) or `invalid` batches that do not continue the log (offsets not
+ * following its end, epochs going backwards or past the leader's; Kafka's InvalidRecordException).
+ */
+export type FollowerAppendRejectionReason = 'corrupt' | 'invalid';
+
+/** A refused follower append: why, and the typed error the log's check raised. */
+export interface FollowerAppendRejection {
+  readonly kind: 'rejected';
+  readonly reason: FollowerAppendRejectionReason;
+  readonly error: KRaftError;
+}
+
+/**
+ * What `appendAsFollower` did. Records from the network that fail the log's checks are input to
+ * judge, not a fault of this node (Kafka logs them and fetches again), so they come back as a
+ * value with nothing appended; every other failure (IO) is thrown.
+ */
+export type FollowerAppendResult =
+  | { readonly kind: 'appended'; readonly info: LogAppendInfo }
+  | FollowerAppendRejection;
 
 /** A physical position hint: the segment holding `offset` and the byte position inside it. */
 export interface LogOffsetMetadata {
@@ -98,8 +122,11 @@ export interface RawSnapshotReader {
 export interface RaftLog {
   /** Assigns offsets from `endOffset()` and stamps `epoch` as the partition leader epoch. */
   appendAsLeader(records: MemoryRecords, epoch: number): LogAppendInfo;
-  /** Appends batches that already carry offsets; they must start at `endOffset()`. */
-  appendAsFollower(records: Records, epoch: number): LogAppendInfo;
+  /**
+   * Appends batches that already carry offsets; they must start at `endOffset()`. Records that
+   * fail validation are `rejected` and nothing is appended; IO failures throw.
+   */
+  appendAsFollower(records: Records, epoch: number): FollowerAppendResult;
   /**
    * At least one whole batch when data exists at `startOffset`. A committed read ends exactly at
    * the high watermark's byte position (never past it, KAFKA-20841).

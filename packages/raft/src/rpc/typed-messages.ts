@@ -89,6 +89,15 @@ export type RaftResponseOf<K extends OutboundApiKey> = InboundResponse & {
   readonly data: ResponseDataByApiKey[K] | TransportFailureData;
 };
 
+/**
+ * The arguments of `MessageSink.sendResponse`: a request and the response data of its own api.
+ * A union of pairs, one per api key, so a request whose api is not known to the compiler (the
+ * whole union) cannot be answered with some other api's data.
+ */
+export type RequestAndResponseData = {
+  [K in RaftApiKeyValue]: readonly [request: RaftRequestOf<K>, data: ResponseDataByApiKey[K]];
+}[RaftApiKeyValue];
+
 /** An inbound request of an RPC the core has a handler for. */
 export type TypedInboundRequest = { [K in RaftApiKeyValue]: RaftRequestOf<K> }[RaftApiKeyValue];
 

@@ -1,7 +1,9 @@
-import { invariant } from '@kraft/protocol';
+import { invariant, KRaftError } from '@kraft/protocol';
 import { CorruptRecordError, MemoryRecords, type Records } from '@kraft/records';
 import { RaftLogStateError } from '../../src/errors/raft-log-state-error.js';
 import type {
+  FollowerAppendRejection,
+  FollowerAppendResult,
   Isolation,
   LogAppendInfo,
   LogFetchInfo,
@@ -30,6 +32,36 @@ const PARTITION_LEADER_EPOCH_POSITION = 12;
 
 function snapshotKey(id: OffsetAndEpoch): string {
   return `${id.offset}:${id.epoch}`;
+}
+
+/**
+ * The fetched batches as the log would store them, or the rejection of the first that does not
+ * continue the log at `expectedOffset`. Throws CorruptRecordError for bytes that fail their checks.
+ */
+function followerBatches(
+  records: MemoryRecords,
+  expectedOffset: number,
+): LogBatch[] | FollowerAppendRejection {
+  const batches: LogBatch[] = [];
+  let nextOffset = expectedOffset;
+  for (const batch of records.batches()) {
+    batch.ensureValid();
+    if (batch.baseOffset !== nextOffset) {
+      const error = new KRaftError(
+        'INVALID_RECORD',
+        `batch at ${batch.baseOffset} does not follow the log end ${nextOffset}`,
+      );
+      return { kind: 'rejected', reason: 'invalid', error };
+    }
+    batches.push({
+      baseOffset: batch.baseOffset,
+      lastOffset: batch.lastOffset,
+      epoch: batch.partitionLeaderEpoch,
+      bytes: Buffer.from(batch.bytes),
+    });
+    nextOffset = batch.lastOffset + 1;
+  }
+  return batches;
 }
 
 function compareIds(left: OffsetAndEpoch, right: OffsetAndEpoch): number {
@@ -70,29 +102,23 @@ export class MockLog implements RaftLog {
     return { firstOffset, lastOffset: nextOffset - 1 };
   }
 
-  appendAsFollower(records: Records, _epoch: number): LogAppendInfo {
+  /**
+   * Checks every batch (length, magic, CRC, contiguity) before appending any, as the real log
+   * does, so a rejected fetch leaves the log as it was.
+   */
+  appendAsFollower(records: Records, _epoch: number): FollowerAppendResult {
     invariant(records instanceof MemoryRecords, () => 'MockLog appends MemoryRecords only');
-    let firstOffset: number | undefined;
-    let lastOffset = this.endOffset() - 1;
-    for (const batch of records.batches()) {
-      batch.ensureValid();
-      if (batch.baseOffset !== this.endOffset()) {
-        throw new CorruptRecordError(
-          `batch at ${batch.baseOffset} does not follow the log end ${this.endOffset()}`,
-          batch.baseOffset,
-          batch.position,
-        );
-      }
-      firstOffset ??= batch.baseOffset;
-      lastOffset = batch.lastOffset;
-      this.appendBatch({
-        baseOffset: batch.baseOffset,
-        lastOffset: batch.lastOffset,
-        epoch: batch.partitionLeaderEpoch,
-        bytes: Buffer.from(batch.bytes),
-      });
+    let batches: LogBatch[] | FollowerAppendRejection;
+    try {
+      batches = followerBatches(records, this.endOffset());
+    } catch (error) {
+      if (!CorruptRecordError.isCorruptRecordError(error)) throw error;
+      return { kind: 'rejected', reason: 'corrupt', error };
     }
-    return { firstOffset: firstOffset ?? this.endOffset(), lastOffset };
+    if (!Array.isArray(batches)) return batches;
+    const firstOffset = this.endOffset();
+    for (const batch of batches) this.appendBatch(batch);
+    return { kind: 'appended', info: { firstOffset, lastOffset: this.endOffset() - 1 } };
   }
 
   private appendBatch(batch: LogBatch): void {
