@@ -518,6 +518,66 @@ describe('a crash at every step of installing a snapshot ahead of the log and fl
   });
 });
 
+describe('a crash at every step of freezing a fetched snapshot off the event loop and installing it (ADR 0039)', () => {
+  it.each<RestartCase>([
+    { where: 'past the log end', startOffset: () => 100 },
+    { where: 'at the base offset of an old segment', startOffset: (bases) => bases[1] as number },
+  ])(
+    'with the snapshot $where: the snapshot is whole under its final name or absent, its log start never outruns it, and the install is redone or kept',
+    async ({ startOffset }) => {
+      const start = startOffset(await oldSegmentBaseOffsets());
+      for (let failAt = 1; ; failAt += 1) {
+        const outcome = await installAndAppend(failAt, start, 'async-freeze');
+        const views = crashViews(outcome.fileSystem);
+        for (const view of views) {
+          checkWholeSnapshot(view, start);
+          await checkInstall(view, start, outcome);
+        }
+        if (outcome.completed) {
+          expect(outcome.acknowledged).toBe(start + 10);
+          expect(failAt).toBeGreaterThan(20);
+          return;
+        }
+      }
+    },
+  );
+
+  it('shows nothing new until the snapshot is announced, and the install then writes no log start', async () => {
+    const fileSystem = await prepared();
+    const log = open(fileSystem);
+    log.updateHighWatermark(60);
+    const writer = log.createNewSnapshotUnchecked({ offset: 100, epoch: 3 });
+    writer?.append(dataBatch({ epoch: 3, count: 3 }));
+    await log.freezeFetchedSnapshot(writer as NonNullable<typeof writer>);
+    expect([log.latestSnapshotId()?.offset, log.startOffset(), log.endOffset()]).toEqual([20, 0, 60]);
+    expect(log.lastFetchedEpoch()).toBe(1);
+    // The log start is durable already: a synchronous rewrite of it would fail here.
+    fileSystem.injectFault('open', { pathIncludes: 'log-start-offset-checkpoint.tmp' });
+    log.onSnapshotFrozen({ offset: 100, epoch: 3 });
+    expect(log.truncateToLatestSnapshot()).toBe(true);
+    fileSystem.crash();
+    const reopened = open(fileSystem);
+    expect([reopened.startOffset(), reopened.endOffset(), reopened.latestSnapshotId()?.offset]).toEqual([
+      100, 100, 100,
+    ]);
+  });
+});
+
+/** The size the fetched snapshot of `installAndAppend` has once whole. */
+const FETCHED_SNAPSHOT_SIZE_BYTES = dataBatch({ epoch: 3, count: 3 }).sizeInBytes();
+
+/** A snapshot under its final name holds every byte written: never a torn file. */
+function checkWholeSnapshot(view: CrashView, start: number): void {
+  for (const [path, bytes] of view.files) {
+    if (path.endsWith(`${String(start).padStart(20, '0')}-${String(3).padStart(10, '0')}.checkpoint`)) {
+      expect({ view: view.name, size: bytes.length }).toEqual({
+        view: view.name,
+        size: FETCHED_SNAPSHOT_SIZE_BYTES,
+      });
+    }
+  }
+}
+
 async function oldSegmentBaseOffsets(): Promise<number[]> {
   const log = open(await prepared());
   const bases = log.segmentBaseOffsets();
@@ -530,14 +590,28 @@ async function oldSegmentBaseOffsets(): Promise<number[]> {
  * five fetched batches appended and flushed, two more and a flush, then the recovery point's
  * background write; the `failAt`-th file-system mutation fails (syncs take effect a turn late).
  */
-async function installAndAppend(failAt: number, start: number): Promise<TruncateThenAppendOutcome> {
+async function installAndAppend(
+  failAt: number,
+  start: number,
+  freeze: 'freeze' | 'async-freeze' = 'freeze',
+): Promise<TruncateThenAppendOutcome> {
   const fileSystem = await prepared();
   const failing = new FailingFileSystem(fileSystem, failAt, 'next-turn');
   let acknowledged: number | undefined;
   try {
     const log = open(failing);
     log.updateHighWatermark(60);
-    writeSnapshot(log, { offset: start, epoch: 3 }, true);
+    const snapshotId = { offset: start, epoch: 3 };
+    if (freeze === 'freeze') {
+      writeSnapshot(log, snapshotId, true);
+    } else {
+      // The driver's freeze (ADR 0039), then the core's announcement and install at its report.
+      const writer = log.createNewSnapshotUnchecked(snapshotId);
+      expect(writer).toBeDefined();
+      writer?.append(dataBatch({ epoch: 3, count: 3 }));
+      await log.freezeFetchedSnapshot(writer as NonNullable<typeof writer>);
+      log.onSnapshotFrozen(snapshotId);
+    }
     expect(log.truncateToLatestSnapshot()).toBe(true);
     appendFollowerBatches(log, start, start + 6, 3);
     acknowledged = await log.flush();

@@ -103,6 +103,11 @@ export interface RawSnapshotWriter {
   isFrozen(): boolean;
   /** fsync, atomic rename `.part` → `.checkpoint`, directory fsync. */
   freeze(): void;
+  /**
+   * The same with both syncs off the event loop. With `register: false` the log does not learn of
+   * the snapshot until `onSnapshotFrozen` (the raft core's install of a fetched snapshot).
+   */
+  freezeAsync(options?: { readonly register?: boolean }): Promise<void>;
   /** Abandons an unfrozen snapshot (deletes its `.part`); closes a frozen one. */
   close(): void;
 }

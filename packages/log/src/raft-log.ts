@@ -369,29 +369,59 @@ export class RaftLog {
    * whole log and start it at the snapshot. The log shows the change at once; its segment files,
    * recovery point and epoch checkpoint change in the next `flush` (ADR 0036). A crash before that
    * finds the old log beside the frozen snapshot and the new log start, and `open` installs it again.
+   * The log-start checkpoint is written first, synchronously, unless `freezeFetchedSnapshot` already
+   * made this start durable (ADR 0039).
    */
   truncateToLatestSnapshot(): boolean {
     const snapshotId = this.latestSnapshotId();
-    if (snapshotId === undefined) return false;
-    const latestEpoch = this.log.epochCache.latestEpoch() ?? 0;
-    // Kafka asks for an equal epoch in the second clause; we accept any snapshot at or past the log
-    // end unless the log already ends exactly at it in its epoch. Safe: everything committed here
-    // lies below the high watermark <= the log end <= the snapshot offset, so the (committed)
-    // snapshot holds it; a tail from another epoch ending at or before the snapshot is uncommitted
-    // (a leader's entries that never committed: sim seed 705).
-    const endOffset = this.endOffset();
-    const ahead =
-      snapshotId.epoch > latestEpoch ||
-      snapshotId.offset > endOffset ||
-      (snapshotId.offset === endOffset && snapshotId.epoch !== latestEpoch);
-    if (!ahead) return false;
-    this.logStartCheckpoint.write(this.topicPartition, snapshotId.offset);
+    if (snapshotId === undefined || !this.isAheadOfLog(snapshotId)) return false;
+    if (!this.logStartCheckpoint.isDurable(this.topicPartition, snapshotId.offset)) {
+      this.logStartCheckpoint.write(this.topicPartition, snapshotId.offset);
+    }
     this.log.truncateFullyAndStartAt(snapshotId.offset);
     // The flush that settles the install syncs this directory (the segments live here too). Older
     // snapshots a crash brings back before it lie below the log start or the reinstalled snapshot,
     // and the open deletes them again.
     this.removeSnapshotsBefore(snapshotId, false);
     return true;
+  }
+
+  /**
+   * Whether installing `snapshotId` replaces the log. Kafka asks for an equal epoch in the second
+   * clause; we accept any snapshot at or past the log end unless the log already ends exactly at it
+   * in its epoch. Safe: everything committed here lies below the high watermark <= the log end <=
+   * the snapshot offset, so the (committed) snapshot holds it; a tail from another epoch ending at
+   * or before the snapshot is uncommitted (a leader's entries that never committed: sim seed 705).
+   */
+  private isAheadOfLog(snapshotId: OffsetAndEpoch): boolean {
+    const latestEpoch = this.log.epochCache.latestEpoch() ?? 0;
+    const endOffset = this.endOffset();
+    return (
+      snapshotId.epoch > latestEpoch ||
+      snapshotId.offset > endOffset ||
+      (snapshotId.offset === endOffset && snapshotId.epoch !== latestEpoch)
+    );
+  }
+
+  /**
+   * The durable half of installing a fetched snapshot, every sync off the event loop (ADR 0039):
+   * freezes `writer` (fdatasync, rename to its final name, directory sync) without announcing it,
+   * then, when the snapshot is ahead of the log, writes its offset to the log-start checkpoint
+   * atomically (fdatasync, rename, directory sync). The log shows nothing new: the caller then
+   * announces the snapshot (`onSnapshotFrozen`) and installs it (`truncateToLatestSnapshot`), which
+   * finds the log start durable and writes nothing. A crash at any step leaves a state `open`
+   * already handles: no snapshot (the partial file is deleted), or a durable snapshot beside the
+   * old log, with the old log start or the new one capped at the recovered end; `open` installs
+   * the snapshot again.
+   *
+   * @throws IllegalStateError when `writer` is frozen, closed or freezing.
+   * @throws FileSystemError when a sync or rename fails.
+   */
+  async freezeFetchedSnapshot(writer: RawSnapshotWriter): Promise<void> {
+    await writer.freezeAsync({ register: false });
+    if (this.isAheadOfLog(writer.snapshotId)) {
+      await this.logStartCheckpoint.writeAsync(this.topicPartition, writer.snapshotId.offset);
+    }
   }
 
   /**

@@ -33,6 +33,7 @@ const RAFT_LOG_METHODS = [
   'validateOffsetAndEpoch',
   'truncateTo',
   'truncateToLatestSnapshot',
+  'freezeFetchedSnapshot',
   'initializeLeaderEpoch',
   'flush',
   'lastFlushedOffset',

@@ -4,6 +4,7 @@ import type { MockLog } from '../test/kit/mock-log.js';
 import { RaftClientTestContext, recordsOf } from '../test/kit/raft-client-test-context.js';
 import { InvalidSnapshotError } from './errors/invalid-snapshot-error.js';
 import { RaftApiKey } from './kafka-raft-client.js';
+import type { OffsetAndEpoch } from './ports/raft-log.js';
 import { FollowerState } from './states/follower-state.js';
 
 /** A lone-voter leader with `values` committed one per batch, and a snapshot at the HWM. */
@@ -164,6 +165,34 @@ describe('snapshots served by the leader', () => {
   });
 });
 
+/** Answers the follower's FetchSnapshot requests with `bytes` in 40-byte chunks, polling after each. */
+async function downloadSnapshot(
+  context: RaftClientTestContext,
+  epoch: number,
+  snapshotId: OffsetAndEpoch,
+  bytes: Buffer,
+): Promise<void> {
+  let position = 0;
+  while (position < bytes.length) {
+    const [request] = context.sentRequests(RaftApiKey.FETCH_SNAPSHOT);
+    expect(request).toBeDefined();
+    const chunk = bytes.subarray(position, position + 40);
+    context.deliverResponse(
+      request!,
+      context.fetchSnapshotResponse({
+        epoch,
+        leaderId: 0,
+        snapshotId,
+        size: bytes.length,
+        position,
+        bytes: chunk,
+      }),
+    );
+    position += chunk.length;
+    await context.poll();
+  }
+}
+
 describe('snapshots fetched by a follower', () => {
   it('downloads the snapshot the leader names, installs it, and the listener loads it first', async () => {
     const leader = await leaderWithSnapshot(['a', 'b', 'c']);
@@ -180,25 +209,7 @@ describe('snapshots fetched by a follower', () => {
       context.fetchResponse({ epoch, leaderId: 0, highWatermark: snapshotId.offset, snapshotId }),
     );
     await context.poll();
-    let position = 0;
-    while (position < snapshotBytes.length) {
-      const [request] = context.sentRequests(RaftApiKey.FETCH_SNAPSHOT);
-      expect(request).toBeDefined();
-      const chunk = snapshotBytes.subarray(position, position + 40);
-      context.deliverResponse(
-        request!,
-        context.fetchSnapshotResponse({
-          epoch,
-          leaderId: 0,
-          snapshotId,
-          size: snapshotBytes.length,
-          position,
-          bytes: chunk,
-        }),
-      );
-      position += chunk.length;
-      await context.poll();
-    }
+    await downloadSnapshot(context, epoch, snapshotId, snapshotBytes);
     expect(context.log.startOffset()).toBe(snapshotId.offset);
     expect(context.log.endOffset()).toBe(snapshotId.offset);
     expect(context.client.highWatermark()).toBe(snapshotId.offset);
@@ -221,6 +232,41 @@ describe('snapshots fetched by a follower', () => {
     await context.poll();
     await context.poll();
     expect(context.listener.committedValues()).toEqual(['d']);
+  });
+
+  it('sends no Fetch and shows nothing of a downloaded snapshot until the driver reports it durable (ADR 0039)', async () => {
+    const leader = await leaderWithSnapshot(['a', 'b', 'c']);
+    const snapshotBytes = (
+      leader.context.log.readSnapshot(leader.snapshotId)!.records() as { buffer(): Buffer }
+    ).buffer();
+    const { snapshotId, epoch } = leader;
+    const context = await RaftClientTestContext.builder(5, [0, 1, 2]).withElectedLeader(epoch, 0).build();
+    await context.poll();
+    const fetch = context.assertSentFetchRequest({ epoch, fetchOffset: 0, lastFetchedEpoch: 0 });
+    context.deliverResponse(
+      fetch,
+      context.fetchResponse({ epoch, leaderId: 0, highWatermark: snapshotId.offset, snapshotId }),
+    );
+    await context.poll();
+    context.holdSnapshotInstalls();
+    await downloadSnapshot(context, epoch, snapshotId, snapshotBytes);
+    expect(context.pendingSnapshotInstallCount()).toBe(1);
+    // Past every backoff: still no Fetch (it would name the old end, or the snapshot's before it
+    // is durable), and the log, the high watermark and the listeners are as before the download.
+    for (let round = 0; round < 5; round += 1) {
+      context.sleep(RaftClientTestContext.RETRY_BACKOFF_MS * 4);
+      await context.poll();
+    }
+    expect(context.sentRequests(RaftApiKey.FETCH)).toEqual([]);
+    expect(context.sentRequests(RaftApiKey.FETCH_SNAPSHOT)).toEqual([]);
+    expect([context.log.startOffset(), context.log.endOffset()]).toEqual([0, 0]);
+    expect(context.client.highWatermark()).not.toBe(snapshotId.offset);
+    expect(context.listener.loadedSnapshots).toEqual([]);
+    await context.completeSnapshotInstalls();
+    await context.poll();
+    expect(context.log.startOffset()).toBe(snapshotId.offset);
+    expect(context.listener.loadedSnapshots).toEqual([snapshotId]);
+    context.assertSentFetchRequest({ epoch, fetchOffset: snapshotId.offset, lastFetchedEpoch: epoch });
   });
 
   it('abandons a download the leader no longer has and fetches again', async () => {

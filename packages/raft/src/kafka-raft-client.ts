@@ -198,6 +198,7 @@ export class KafkaRaftClient implements RaftClient {
       outboundRequests,
       this.transitions,
       options.random,
+      this.outbox,
     );
     this.fetchSnapshotHandler = new FetchSnapshotHandler(identity, quorum, log, validator);
     this.describeQuorumHandler = new DescribeQuorumHandler(identity, quorum, validator);
@@ -216,6 +217,7 @@ export class KafkaRaftClient implements RaftClient {
         fetch: this.followerFetch,
         parkedFetches: this.fetchHandler,
       },
+      this.outbox,
     );
     // Checked with the other options (checkKafkaRaftClientOptions).
     const listenerReadBufferBytes = options.listenerReadBufferBytes ?? MAX_BATCH_SIZE_BYTES;
@@ -349,6 +351,15 @@ export class KafkaRaftClient implements RaftClient {
   /** The driver made the election state of `ready().electionState.id` durable. */
   onElectionStatePersisted(id: number, _nowMs: number): void {
     this.outbox.onElectionStatePersisted(id);
+  }
+
+  /**
+   * The driver made the downloaded snapshot of `ready().snapshotInstall.id` durable
+   * (`RaftLog.freezeFetchedSnapshot`): the core installs it now, and fetches again from its start.
+   */
+  onSnapshotInstallDurable(id: number, _nowMs: number): void {
+    invariant(this.initialized, () => 'onSnapshotInstallDurable before initialize');
+    this.followerFetch.completeSnapshotInstall(this.outbox.onSnapshotInstallDurable(id));
   }
 
   /** True when appended data is not yet durable: the driver must flush and call `onLogFlushed`. */

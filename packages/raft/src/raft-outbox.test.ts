@@ -2,6 +2,7 @@ import { FetchResponse, IllegalStateError, Uuid, VoteRequest, VoteResponse } fro
 import { describe, expect, it } from 'vitest';
 import type { InboundRequest, OutboundRequest } from './ports/network-channel.js';
 import type { QuorumStateData } from './ports/quorum-state-store.js';
+import type { RawSnapshotWriter } from './ports/raft-log.js';
 import { type OutboundMessage, RaftOutbox } from './raft-outbox.js';
 import { RaftApiKey } from './rpc/raft-api-key.js';
 import type { RaftRequestOf, TypedInboundRequest } from './rpc/typed-messages.js';
@@ -31,6 +32,23 @@ function ids(messages: readonly OutboundMessage[]): number[] {
 }
 
 describe('RaftOutbox', () => {
+  it('hands a downloaded snapshot to the driver once and keeps it pending until reported durable', () => {
+    const outbox = new RaftOutbox();
+    const writer = { snapshotId: { offset: 10, epoch: 2 } } as RawSnapshotWriter;
+    outbox.installSnapshot(writer);
+    expect([outbox.hasReady(), outbox.hasPendingSnapshotInstall()]).toEqual([true, true]);
+    const ready = outbox.takeReady();
+    expect(ready.snapshotInstall?.writer).toBe(writer);
+    expect(outbox.takeReady().snapshotInstall).toBeUndefined();
+    expect([outbox.hasReady(), outbox.hasPendingSnapshotInstall()]).toEqual([false, true]);
+    expect(() => outbox.installSnapshot(writer)).toThrow(IllegalStateError);
+    expect(() => outbox.onSnapshotInstallDurable((ready.snapshotInstall?.id ?? 0) + 1)).toThrow(
+      IllegalStateError,
+    );
+    expect(outbox.onSnapshotInstallDurable(ready.snapshotInstall?.id ?? 0)).toEqual({ offset: 10, epoch: 2 });
+    expect(outbox.hasPendingSnapshotInstall()).toBe(false);
+  });
+
   it('releases messages recorded before any write at once, in order', () => {
     const outbox = new RaftOutbox();
     outbox.sendRequest(request(1));

@@ -17,10 +17,17 @@
  * write still waiting: stored elections only move forward (the epoch never decreases, and within
  * an epoch a vote or a leader is only ever added), so the newest supersedes the older ones, and a
  * message held behind a superseded write is released with the newer one.
+ *
+ * A downloaded snapshot is made durable the same way (ADR 0039): the follower records its writer
+ * (`installSnapshot`), the driver freezes it and writes the log start it sets off the event loop
+ * (`RaftLog.freezeFetchedSnapshot`), then reports `onSnapshotInstallDurable(id)`, and only then
+ * does the core announce and install it. One install is in flight at a time; the follower sends no
+ * Fetch meanwhile, so it never reports an offset only that snapshot covers.
  */
 import { invariant, type KRaftError } from '@kraft/protocol';
 import type { InboundRequest, OutboundRequest } from './ports/network-channel.js';
 import type { QuorumStateData, QuorumStateDataVersion } from './ports/quorum-state-store.js';
+import type { OffsetAndEpoch, RawSnapshotWriter } from './ports/raft-log.js';
 import type { RequestAndResponseData } from './rpc/typed-messages.js';
 
 /** Most messages held behind an election write; beyond it a message is dropped (its sender or we time out). */
@@ -31,6 +38,15 @@ export interface ElectionStateWrite {
   readonly id: number;
   readonly data: QuorumStateData;
   readonly dataVersion: QuorumStateDataVersion;
+}
+
+/**
+ * A downloaded snapshot to make durable (`RaftLog.freezeFetchedSnapshot(writer)`), then to report
+ * with `onSnapshotInstallDurable(id)`; the core installs it at the report.
+ */
+export interface SnapshotInstall {
+  readonly id: number;
+  readonly writer: RawSnapshotWriter;
 }
 
 /**
@@ -57,6 +73,8 @@ export type OperationCompletion =
 export interface RaftReady {
   /** Write it durably (it may take time: the core keeps running), then report it. */
   readonly electionState: ElectionStateWrite | undefined;
+  /** Freeze it with `RaftLog.freezeFetchedSnapshot` (the core keeps running), then report it. */
+  readonly snapshotInstall: SnapshotInstall | undefined;
   /** Free to leave now, in this order: every election state they depend on is durable. */
   readonly messages: readonly OutboundMessage[];
   /**
@@ -76,6 +94,12 @@ export interface ElectionStateSink {
   persistElectionState(data: QuorumStateData, dataVersion: QuorumStateDataVersion): void;
 }
 
+/** The write side of the outbox that the snapshot download sees. */
+export interface SnapshotInstallSink {
+  installSnapshot(writer: RawSnapshotWriter): void;
+  hasPendingSnapshotInstall(): boolean;
+}
+
 /** The write side of the outbox that the request handlers see. */
 export interface MessageSink {
   sendRequest(request: OutboundRequest): void;
@@ -86,7 +110,7 @@ export interface MessageSink {
 const NO_MESSAGES: readonly OutboundMessage[] = [];
 const NO_COMPLETIONS: readonly OperationCompletion[] = [];
 
-export class RaftOutbox implements ElectionStateSink, MessageSink, CompletionSink {
+export class RaftOutbox implements ElectionStateSink, MessageSink, CompletionSink, SnapshotInstallSink {
   private lastRecordedWriteId = 0;
   private lastRecordedEpoch = -1;
   /** The newest recorded write not yet handed to the driver. */
@@ -99,6 +123,10 @@ export class RaftOutbox implements ElectionStateSink, MessageSink, CompletionSin
   private droppedMessages = 0;
   /** Bounded by the operations the core admits at once (pending reads, one transfer). */
   private completions: OperationCompletion[] = [];
+  private lastSnapshotInstallId = 0;
+  /** The recorded install not yet handed to the driver. */
+  private waitingSnapshotInstall: SnapshotInstall | undefined;
+  private inFlightSnapshotInstall: SnapshotInstall | undefined;
 
   persistElectionState(data: QuorumStateData, dataVersion: QuorumStateDataVersion): void {
     const previousEpoch = this.lastRecordedEpoch;
@@ -131,6 +159,32 @@ export class RaftOutbox implements ElectionStateSink, MessageSink, CompletionSin
     this.completions.push(completion);
   }
 
+  /** Records a finished download to make durable; at most one is pending (no Fetch leaves meanwhile). */
+  installSnapshot(writer: RawSnapshotWriter): void {
+    invariant(
+      !this.hasPendingSnapshotInstall(),
+      () => `snapshot install recorded while install ${this.lastSnapshotInstallId} is pending`,
+    );
+    this.lastSnapshotInstallId += 1;
+    this.waitingSnapshotInstall = { id: this.lastSnapshotInstallId, writer };
+  }
+
+  /** A downloaded snapshot is recorded and not yet reported durable. */
+  hasPendingSnapshotInstall(): boolean {
+    return this.waitingSnapshotInstall !== undefined || this.inFlightSnapshotInstall !== undefined;
+  }
+
+  /** The driver made install `id` durable: returns the snapshot the core may now install. */
+  onSnapshotInstallDurable(id: number): OffsetAndEpoch {
+    const install = this.inFlightSnapshotInstall;
+    invariant(
+      install !== undefined && install.id === id,
+      () => `snapshot install ${id} reported durable, but the one in flight is ${install?.id}`,
+    );
+    this.inFlightSnapshotInstall = undefined;
+    return install.writer.snapshotId;
+  }
+
   /** The election write to start (when none is in flight) and the messages free to leave. */
   takeReady(): RaftReady {
     let electionState: ElectionStateWrite | undefined;
@@ -139,12 +193,17 @@ export class RaftOutbox implements ElectionStateSink, MessageSink, CompletionSin
       this.waitingWrite = undefined;
       this.inFlightWriteId = electionState.id;
     }
+    const snapshotInstall = this.waitingSnapshotInstall;
+    if (snapshotInstall !== undefined) {
+      this.waitingSnapshotInstall = undefined;
+      this.inFlightSnapshotInstall = snapshotInstall;
+    }
     let completions = NO_COMPLETIONS;
     if (this.completions.length > 0) {
       completions = this.completions;
       this.completions = [];
     }
-    return { electionState, messages: this.takeReleasedMessages(), completions };
+    return { electionState, snapshotInstall, messages: this.takeReleasedMessages(), completions };
   }
 
   /** The driver made write `id` durable: messages waiting for it (or an older one) may leave. */
@@ -159,7 +218,7 @@ export class RaftOutbox implements ElectionStateSink, MessageSink, CompletionSin
 
   /** True when `takeReady` has something to hand out. */
   hasReady(): boolean {
-    if (this.completions.length > 0) return true;
+    if (this.completions.length > 0 || this.waitingSnapshotInstall !== undefined) return true;
     if (this.inFlightWriteId === undefined && this.waitingWrite !== undefined) return true;
     const first = this.heldBehind[0];
     return first !== undefined && first <= this.durableWriteId;

@@ -1,5 +1,5 @@
 import type { FileSystem } from '@kraft/records';
-import { readSmallFile, writeFileAtomically } from './atomic-file.js';
+import { readSmallFile, writeFileAtomically, writeFileAtomicallyAsync } from './atomic-file.js';
 import { formatOffsetCheckpoint, parseOffsetCheckpoint } from './offset-checkpoint.js';
 
 /** The file name of the log start checkpoint inside the log directory (beside the partitions). */
@@ -11,6 +11,11 @@ export const LOG_START_OFFSET_CHECKPOINT_FILE = 'log-start-offset-checkpoint';
  * segment (after a snapshot) from falling back to the segment's base offset on restart.
  */
 export class LogStartOffsetCheckpointFile {
+  /** Bumped by every write: a synchronous write supersedes an asynchronous one still syncing. */
+  private generation = 0;
+  /** The entry the last write that landed made durable (this process's writes only). */
+  private durable: { readonly topicPartition: string; readonly offset: number } | undefined;
+
   constructor(
     private readonly fileSystem: FileSystem,
     readonly path: string,
@@ -18,9 +23,40 @@ export class LogStartOffsetCheckpointFile {
 
   /** Replaces this partition's entry, keeping any other partitions' lines. */
   write(topicPartition: string, offset: number): void {
+    this.generation += 1;
+    this.durable = undefined;
+    writeFileAtomically(this.fileSystem, this.path, this.contentWith(topicPartition, offset));
+    this.durable = { topicPartition, offset };
+  }
+
+  /**
+   * `write` with both syncs off the event loop. A synchronous `write` made while this one syncs
+   * wins (the two share `<path>.tmp`, as the epoch checkpoint's writes do): this one then stops
+   * before its rename, and `isDurable` answers for the synchronous one.
+   */
+  async writeAsync(topicPartition: string, offset: number): Promise<void> {
+    this.generation += 1;
+    const generation = this.generation;
+    this.durable = undefined;
+    const stillCurrent = (): boolean => generation === this.generation;
+    await writeFileAtomicallyAsync(
+      this.fileSystem,
+      this.path,
+      this.contentWith(topicPartition, offset),
+      stillCurrent,
+    );
+    if (stillCurrent()) this.durable = { topicPartition, offset };
+  }
+
+  /** Whether a write of this process that landed last made `offset` this partition's durable entry. */
+  isDurable(topicPartition: string, offset: number): boolean {
+    return this.durable?.topicPartition === topicPartition && this.durable.offset === offset;
+  }
+
+  private contentWith(topicPartition: string, offset: number): Buffer {
     const entries = this.readAllOrUndefined() ?? new Map<string, number>();
     entries.set(topicPartition, offset);
-    writeFileAtomically(this.fileSystem, this.path, Buffer.from(formatOffsetCheckpoint(entries), 'utf8'));
+    return Buffer.from(formatOffsetCheckpoint(entries), 'utf8');
   }
 
   /**

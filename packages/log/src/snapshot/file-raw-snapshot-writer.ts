@@ -14,6 +14,8 @@ export class FileRawSnapshotWriter implements RawSnapshotWriter {
   private handle: FileHandle | undefined;
   private size = 0;
   private frozen = false;
+  /** `freezeAsync` is under way: the handle is its own until it settles. */
+  private freezing = false;
 
   private constructor(
     private readonly fileSystem: FileSystem,
@@ -93,18 +95,50 @@ export class FileRawSnapshotWriter implements RawSnapshotWriter {
     this.handle = undefined;
     this.fileSystem.rename(this.partialPath, this.finalPath);
     this.fileSystem.syncDirectory(parentDirectory(this.finalPath));
+    this.markFrozen(true);
+  }
+
+  /**
+   * `freeze()` with both syncs off the event loop: fdatasync of the partial file, the rename, then
+   * the directory sync. The final name appears only once the bytes are durable, so a crash at any
+   * step leaves either the partial file (deleted at open) or the whole snapshot. With `register:
+   * false` the log is not told (`onFrozen` does not run): the caller announces the snapshot itself
+   * when it is ready to act on it (the raft core's install of a fetched snapshot, ADR 0039).
+   *
+   * @throws IllegalStateError after `freeze()` or `close()`, or while another freeze runs.
+   * @throws FileSystemError when a sync or the rename fails; the writer is then unusable.
+   */
+  async freezeAsync(options: { readonly register?: boolean } = {}): Promise<void> {
+    const handle = this.writableHandle();
+    this.freezing = true;
+    try {
+      await handle.syncAsync();
+      handle.close();
+      this.handle = undefined;
+      this.fileSystem.rename(this.partialPath, this.finalPath);
+      await this.fileSystem.syncDirectoryAsync(parentDirectory(this.finalPath));
+    } finally {
+      this.freezing = false;
+    }
+    this.markFrozen(options.register ?? true);
+  }
+
+  private markFrozen(register: boolean): void {
     this.frozen = true;
-    this.onFrozen?.(this.snapshotId);
+    if (register) this.onFrozen?.(this.snapshotId);
   }
 
   close(): void {
-    if (this.handle === undefined) return;
+    // A freeze under way owns the handle; the snapshot it makes is the caller's to keep.
+    if (this.handle === undefined || this.freezing) return;
     this.handle.close();
     this.handle = undefined;
     if (!this.frozen) this.fileSystem.unlink(this.partialPath);
   }
 
   private writableHandle(): FileHandle {
+    if (this.freezing)
+      throw new IllegalStateError(`snapshot ${formatOffsetAndEpoch(this.snapshotId)} is being frozen`);
     if (this.frozen)
       throw new IllegalStateError(`snapshot ${formatOffsetAndEpoch(this.snapshotId)} is already frozen`);
     if (this.handle === undefined)

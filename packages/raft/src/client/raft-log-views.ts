@@ -22,6 +22,7 @@ export type FollowerLog = RaftLogView &
     | 'truncateTo'
     | 'truncateToLatestSnapshot'
     | 'createNewSnapshotUnchecked'
+    | 'onSnapshotFrozen'
     | 'updateHighWatermark'
   >;
 

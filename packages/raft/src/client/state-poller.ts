@@ -1,5 +1,7 @@
 import type { QuorumState } from '../quorum-state.js';
+import type { SnapshotInstallSink } from '../raft-outbox.js';
 import type { RequestManager } from '../request-manager.js';
+import type { FollowerState } from '../states/follower-state.js';
 import type { LeaderWritePath } from './leader-write-path.js';
 import type { RaftIdentity } from './raft-identity.js';
 import { needsFlush, type RaftLogView } from './raft-log-views.js';
@@ -21,6 +23,7 @@ export class StatePoller {
     private readonly transitions: StateTransitions,
     private readonly leaderWritePath: LeaderWritePath,
     private readonly senders: RoleRequestSenders,
+    private readonly snapshotInstalls: Pick<SnapshotInstallSink, 'hasPendingSnapshotInstall'>,
   ) {}
 
   pollState(nowMs: number): number {
@@ -148,8 +151,10 @@ export class StatePoller {
       this.transitions.transitionToProspective(nowMs);
       return 0;
     }
-    // Durability: the next Fetch reports our end offset, so it waits for the flush.
+    // Durability: the next Fetch reports our end offset, so it waits for the flush, and for a
+    // downloaded snapshot's freeze (the driver wakes us when it reports, ADR 0039).
     if (needsFlush(this.log)) return 0;
+    if (this.snapshotInstalls.hasPendingSnapshotInstall()) return this.fetchTimeoutMs(follower, nowMs);
     const leaderId = follower.leaderId;
     let target: number | undefined = leaderId;
     if (!this.requestManager.isReady(leaderId, nowMs)) {
@@ -160,14 +165,20 @@ export class StatePoller {
       }
     }
     if (target !== undefined) this.senders.fetch.sendFetchOrFetchSnapshot(follower, target, nowMs);
-    const fetchTimeoutMs = this.quorum.isVoter()
-      ? follower.remainingFetchTimeMs(nowMs)
-      : Number.POSITIVE_INFINITY;
-    return Math.min(fetchTimeoutMs, Math.max(1, this.requestManager.remainingMs(leaderId, nowMs)));
+    return Math.min(
+      this.fetchTimeoutMs(follower, nowMs),
+      Math.max(1, this.requestManager.remainingMs(leaderId, nowMs)),
+    );
+  }
+
+  /** Until a voter's fetch timeout starts an election; an observer has none. */
+  private fetchTimeoutMs(follower: FollowerState, nowMs: number): number {
+    return this.quorum.isVoter() ? follower.remainingFetchTimeMs(nowMs) : Number.POSITIVE_INFINITY;
   }
 
   private pollObserverDiscovery(nowMs: number): number {
     if (needsFlush(this.log)) return 0;
+    if (this.snapshotInstalls.hasPendingSnapshotInstall()) return Number.POSITIVE_INFINITY;
     const voters = this.otherVoterIds();
     const target = this.requestManager.findReadyNode(voters, nowMs);
     if (target !== undefined) this.senders.fetch.sendFetch(target, this.quorum.epoch(), nowMs);

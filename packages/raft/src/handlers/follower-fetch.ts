@@ -9,6 +9,7 @@ import { RaftLogStateError } from '../errors/raft-log-state-error.js';
 import type { OffsetAndEpoch } from '../ports/raft-log.js';
 import type { Random } from '../ports/random.js';
 import type { QuorumState } from '../quorum-state.js';
+import type { SnapshotInstallSink } from '../raft-outbox.js';
 import { RaftApiKey } from '../rpc/raft-api-key.js';
 import {
   buildFetchRequest,
@@ -33,6 +34,7 @@ export class FollowerFetch {
     private readonly sender: RequestSender,
     private readonly transitions: StateTransitions,
     private readonly random: Random,
+    private readonly snapshotInstalls: SnapshotInstallSink,
   ) {}
 
   sendFetchOrFetchSnapshot(follower: FollowerState, destinationId: number, nowMs: number): void {
@@ -277,15 +279,27 @@ export class FollowerFetch {
     }
     writer.appendUnaligned(partition.unalignedRecords);
     if (writer.sizeInBytes() === size) {
-      writer.freeze();
+      // The driver freezes it and makes its log start durable off the event loop; nothing acts on
+      // it (no Fetch leaves, the log does not show it) until it reports (ADR 0039).
       state.finishSnapshotDownload();
-      this.installFetchedSnapshot(state, snapshotId);
+      this.snapshotInstalls.installSnapshot(writer);
     }
     state.resetFetchTimeoutForSuccessfulFetch(nowMs);
     return true;
   }
 
-  private installFetchedSnapshot(state: FollowerState, snapshotId: OffsetAndEpoch): void {
+  /**
+   * The downloaded snapshot is durable under its final name, with the log start it sets: announce
+   * it and install it. Whatever the state has become since: the snapshot holds committed records
+   * only, and `RaftLog.open` would install it the same way after a restart.
+   */
+  completeSnapshotInstall(snapshotId: OffsetAndEpoch): void {
+    this.log.onSnapshotFrozen(snapshotId);
+    const state = this.quorum.state();
+    this.installFetchedSnapshot(state instanceof FollowerState ? state : undefined, snapshotId);
+  }
+
+  private installFetchedSnapshot(state: FollowerState | undefined, snapshotId: OffsetAndEpoch): void {
     // The log replaces itself with a snapshot past its end even under an uncommitted tail from a
     // newer epoch (sim seed 705): see RaftLog.truncateToLatestSnapshot.
     const replaced = this.log.truncateToLatestSnapshot();
@@ -303,6 +317,6 @@ export class FollowerFetch {
       { offset: snapshotId.offset, epoch: snapshotId.epoch },
       'installed snapshot from the leader',
     );
-    this.updateFollowerHighWatermark(state, snapshotId.offset);
+    if (state !== undefined) this.updateFollowerHighWatermark(state, snapshotId.offset);
   }
 }

@@ -8,6 +8,7 @@ import { NotLeaderError } from '../errors/not-leader-error.js';
 import { KafkaRaftClient, RaftApiKey } from '../kafka-raft-client.js';
 import type { InboundRequest, InboundResponse, OutboundRequest } from '../ports/network-channel.js';
 import type { QuorumStateData } from '../ports/quorum-state-store.js';
+import type { RawSnapshotWriter } from '../ports/raft-log.js';
 import type { LeaderAndEpoch } from '../raft-client.js';
 import type { RaftReady } from '../raft-outbox.js';
 import { ReplicaKey } from '../replica-key.js';
@@ -15,6 +16,18 @@ import { buildVoteRequest, METADATA_TOPIC } from '../rpc/raft-messages.js';
 import { VoterSet } from '../voter-set.js';
 import { type DrivenRaftClient, type DrivenRaftLog, RaftDriver, RaftDriverError } from './raft-driver.js';
 import { SystemTime } from './system-time.js';
+
+/** Only handed through: the fake log's freeze never touches it. */
+const SNAPSHOT_WRITER = { snapshotId: { offset: 10, epoch: 2 } } as RawSnapshotWriter;
+
+function snapshotInstallReady(): RaftReady {
+  return {
+    electionState: undefined,
+    snapshotInstall: { id: 1, writer: SNAPSHOT_WRITER },
+    messages: [],
+    completions: [],
+  };
+}
 
 class FakeClient implements DrivenRaftClient {
   readonly calls: string[] = [];
@@ -47,10 +60,20 @@ class FakeClient implements DrivenRaftClient {
     this.calls.push(`flushed ${offset}`);
   }
   ready(): RaftReady {
-    return this.readyQueue.shift() ?? { electionState: undefined, messages: [], completions: [] };
+    return (
+      this.readyQueue.shift() ?? {
+        electionState: undefined,
+        snapshotInstall: undefined,
+        messages: [],
+        completions: [],
+      }
+    );
   }
   onElectionStatePersisted(id: number): void {
     this.calls.push(`persisted ${id}`);
+  }
+  onSnapshotInstallDurable(id: number): void {
+    this.calls.push(`snapshot durable ${id}`);
   }
   shutdown(timeoutMs: number): void {
     this.calls.push(`shutdown ${timeoutMs}`);
@@ -115,6 +138,14 @@ class FakeLog implements DrivenRaftLog {
         },
         reject,
       });
+    });
+  }
+  /** Snapshot freezes in flight, finished (or failed) when the test says. */
+  freezes: Array<{ writer: RawSnapshotWriter; resolve: () => void; reject: (error: Error) => void }> = [];
+
+  freezeFetchedSnapshot(writer: RawSnapshotWriter): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.freezes.push({ writer, resolve, reject });
     });
   }
   close(): void {
@@ -298,6 +329,7 @@ describe('RaftDriver', () => {
     client.deadlineDelayMs = 60_000;
     client.readyQueue.push({
       electionState: { id: 1, data: ELECTION, dataVersion: 0 },
+      snapshotInstall: undefined,
       messages: [{ kind: 'request', request: outboundRequest(11) }],
       completions: [],
     });
@@ -318,6 +350,49 @@ describe('RaftDriver', () => {
     await driver.shutdown(1000);
   });
 
+  it('freezes a downloaded snapshot off the loop and reports it only once durable (ADR 0039)', async () => {
+    const { driver, client, log } = newDriver();
+    client.deadlineDelayMs = 60_000;
+    client.readyQueue.push(snapshotInstallReady());
+    driver.wake();
+    await vi.waitFor(() => expect(log.freezes).toHaveLength(1));
+    expect(log.freezes[0]?.writer).toBe(SNAPSHOT_WRITER);
+    // The loop keeps turning while the disk syncs; the install is not reported yet.
+    driver.deliverRequest(request(12));
+    await vi.waitFor(() => expect(client.calls).toContain('request 12'));
+    expect(client.calls).not.toContain('snapshot durable 1');
+    log.freezes[0]?.resolve();
+    await vi.waitFor(() => expect(client.calls).toContain('snapshot durable 1'));
+    const reported = client.calls.indexOf('snapshot durable 1');
+    expect(client.calls[reported + 1]).toBe('poll');
+    client.shutdownComplete = true;
+    await driver.shutdown(1000);
+  });
+
+  it('waits for a snapshot freeze in flight before closing the log', async () => {
+    const { driver, client, log } = newDriver();
+    client.readyQueue.push(snapshotInstallReady());
+    driver.wake();
+    await vi.waitFor(() => expect(log.freezes).toHaveLength(1));
+    client.shutdownComplete = true;
+    const shutdown = driver.shutdown(1000);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(log.closed).toBe(false);
+    log.freezes[0]?.resolve();
+    await shutdown;
+    expect(log.closed).toBe(true);
+  });
+
+  it('stops with a typed error when the snapshot freeze fails', async () => {
+    const { driver, client, log, stopped } = newDriver();
+    client.readyQueue.push(snapshotInstallReady());
+    driver.wake();
+    await vi.waitFor(() => expect(log.freezes).toHaveLength(1));
+    log.freezes[0]?.reject(new Error('EIO'));
+    await expect(stopped).rejects.toBeInstanceOf(RaftDriverError);
+    expect(client.calls).not.toContain('snapshot durable 1');
+  });
+
   it('settles readIndex and transferLeadership from the completions ready() hands out', async () => {
     const { driver, client } = newDriver();
     client.deadlineDelayMs = 60_000;
@@ -328,6 +403,7 @@ describe('RaftDriver', () => {
     const failure = new NotLeaderError('deposed', 3);
     client.readyQueue.push({
       electionState: undefined,
+      snapshotInstall: undefined,
       messages: [],
       completions: [
         { kind: 'leadership-transfer', id: 2, leaderEpoch: 4 },
@@ -359,6 +435,7 @@ describe('RaftDriver', () => {
     const { driver, client, store, stopped } = newDriver();
     client.readyQueue.push({
       electionState: { id: 1, data: ELECTION, dataVersion: 0 },
+      snapshotInstall: undefined,
       messages: [],
       completions: [],
     });

@@ -13,7 +13,9 @@
  * keep flowing while the disk syncs (TARGETS §4.3). The election state is written the same way
  * (`quorumStateStore.writeElectionState`, one write at a time), then reported with
  * `client.onElectionStatePersisted(id, now)`; the core hands out a message that depends on an
- * election only after that report, so sending everything `ready()` returns at once is safe.
+ * election only after that report, so sending everything `ready()` returns at once is safe. A
+ * downloaded snapshot too (`log.freezeFetchedSnapshot(writer)`, reported with
+ * `client.onSnapshotInstallDurable(id, now)`, ADR 0039): the core installs it at the report.
  * Inbound messages go straight to the client's queue, the one inbound queue (ADR 0031): when it
  * is full `deliverRequest`/`deliverResponse` return false and the transport answers or drops as
  * it would on a saturated socket. The client handles them at the next `poll`, the driver's turn.
@@ -30,9 +32,10 @@ import {
 import type { RaftClientObservableState } from '../kafka-raft-client.js';
 import type { InboundRequest, InboundResponse, NetworkChannel } from '../ports/network-channel.js';
 import type { QuorumStateStore } from '../ports/quorum-state-store.js';
+import type { RawSnapshotWriter } from '../ports/raft-log.js';
 import type { Time } from '../ports/time.js';
 import type { RaftClient } from '../raft-client.js';
-import type { ElectionStateWrite, OperationCompletion, RaftReady } from '../raft-outbox.js';
+import type { ElectionStateWrite, OperationCompletion, RaftReady, SnapshotInstall } from '../raft-outbox.js';
 
 /**
  * What the driver needs from the client (KafkaRaftClient satisfies it structurally): the
@@ -58,6 +61,8 @@ export interface DrivenRaftClient
   ready(): RaftReady;
   /** Reports that the election write `ready().electionState` with this id is durable. */
   onElectionStatePersisted(id: number, nowMs: number): void;
+  /** Reports that `log.freezeFetchedSnapshot` finished the `ready().snapshotInstall` with this id. */
+  onSnapshotInstallDurable(id: number, nowMs: number): void;
   /** Registers a read barrier; its outcome comes back in `ready().completions` under the id. */
   readIndex(nowMs: number, timeoutMs: number): number;
   /** Starts a leadership transfer; its outcome comes back in `ready().completions` under the id. */
@@ -80,6 +85,8 @@ export interface DrivenRaftLog {
   lastFlushedOffset(): number;
   /** Asynchronous fdatasync of everything appended; resolves to the durable end offset. */
   flush(): Promise<number>;
+  /** Freezes a downloaded snapshot and makes the log start it sets durable, off the event loop. */
+  freezeFetchedSnapshot(writer: RawSnapshotWriter): Promise<void>;
   /** Flushes and closes the log at shutdown. */
   close(): void;
 }
@@ -142,6 +149,7 @@ const DRIVEN_CLIENT_METHODS = [
   'onLogFlushed',
   'ready',
   'onElectionStatePersisted',
+  'onSnapshotInstallDurable',
   'shutdown',
   'isShutdownComplete',
   'leaderAndEpoch',
@@ -156,6 +164,7 @@ const DRIVEN_LOG_METHODS = [
   'endOffset',
   'lastFlushedOffset',
   'flush',
+  'freezeFetchedSnapshot',
   'close',
 ] as const satisfies readonly (keyof DrivenRaftLog)[];
 
@@ -212,6 +221,10 @@ export class RaftDriver {
   private electionWriteInFlight: Promise<void> | undefined;
   /** The election write that finished since the last turn, to report to the client. */
   private persistedElectionWriteId: number | undefined;
+  /** The running snapshot freeze; it never rejects (failures land in `failure`). */
+  private snapshotInstallInFlight: Promise<void> | undefined;
+  /** The snapshot install that became durable since the last turn, to report to the client. */
+  private durableSnapshotInstallId: number | undefined;
   private failure: unknown;
   private running = false;
   private shutdownRequested: { deadlineMs: number } | undefined;
@@ -372,6 +385,8 @@ export class RaftDriver {
       await this.waitForFlush();
       // A write begun is finished (its temp file renamed or not); one not begun was never promised.
       await this.electionWriteInFlight;
+      // Likewise a snapshot freeze: the log must not close under it.
+      await this.snapshotInstallInFlight;
       this.stoppedState = { ...this.state(), running: false };
       this.log.close();
       this.logger.info({}, 'raft driver stopped');
@@ -401,6 +416,11 @@ export class RaftDriver {
       this.persistedElectionWriteId = undefined;
       this.client.onElectionStatePersisted(id, nowMs);
     }
+    if (this.durableSnapshotInstallId !== undefined) {
+      const id = this.durableSnapshotInstallId;
+      this.durableSnapshotInstallId = undefined;
+      this.client.onSnapshotInstallDurable(id, nowMs);
+    }
     const deadlineMs = this.client.poll(nowMs);
     this.carryOutReady();
     this.startFlushIfNeeded();
@@ -419,6 +439,7 @@ export class RaftDriver {
   private carryOutReady(): void {
     const ready = this.client.ready();
     if (ready.electionState !== undefined) this.startElectionWrite(ready.electionState);
+    if (ready.snapshotInstall !== undefined) this.startSnapshotInstall(ready.snapshotInstall);
     for (const message of ready.messages) {
       if (message.kind === 'request') this.network.send(message.request);
       else this.network.sendResponse(message.request, message.data);
@@ -455,6 +476,24 @@ export class RaftDriver {
       (error: unknown) => {
         this.electionWriteInFlight = undefined;
         this.failure = new RaftDriverError('quorum-state write failed', { cause: error });
+        this.wake();
+      },
+    );
+  }
+
+  private startSnapshotInstall(install: SnapshotInstall): void {
+    if (this.snapshotInstallInFlight !== undefined) {
+      throw new RaftDriverError(`snapshot install ${install.id} handed out while another is in flight`);
+    }
+    this.snapshotInstallInFlight = this.log.freezeFetchedSnapshot(install.writer).then(
+      () => {
+        this.snapshotInstallInFlight = undefined;
+        this.durableSnapshotInstallId = install.id;
+        this.wake();
+      },
+      (error: unknown) => {
+        this.snapshotInstallInFlight = undefined;
+        this.failure = new RaftDriverError('snapshot freeze failed', { cause: error });
         this.wake();
       },
     );

@@ -157,6 +157,13 @@ export interface RaftLog {
    * epoch), resets the log to start at it and returns true.
    */
   truncateToLatestSnapshot(): boolean;
+  /**
+   * The durable half of installing a downloaded snapshot, run by the driver (never by the core):
+   * freezes `writer` off the event loop (fdatasync, rename to its final name, directory sync)
+   * without registering it, then makes the log start it will set durable. The log shows nothing
+   * new until the core calls `onSnapshotFrozen` and `truncateToLatestSnapshot` (ADR 0039).
+   */
+  freezeFetchedSnapshot(writer: RawSnapshotWriter): Promise<void>;
   /** Records that `epoch` starts at `endOffset()` in the leader-epoch cache, as a new leader does first. */
   initializeLeaderEpoch(epoch: number): void;
   /** Asynchronous fdatasync of everything appended so far; resolves to the durable end offset. */
@@ -191,7 +198,10 @@ export interface RaftLog {
   latestSnapshotId(): OffsetAndEpoch | undefined;
   /** The id of the oldest frozen snapshot still kept, or undefined when there is none. */
   earliestSnapshotId(): OffsetAndEpoch | undefined;
-  /** Registers a snapshot its writer just froze; the log's own writers call it, callers never do. */
+  /**
+   * Registers a snapshot its writer just froze. The log's own writers call it on `freeze()`; the
+   * core calls it for a fetched snapshot once `freezeFetchedSnapshot` made it durable.
+   */
   onSnapshotFrozen(snapshotId: OffsetAndEpoch): void;
   /**
    * Advances the log start to the snapshot, dropping segments and older snapshots below it; false

@@ -10,7 +10,7 @@ import type {
 } from '../ports/quorum-state-store.js';
 import type { OffsetAndEpoch, RaftLog } from '../ports/raft-log.js';
 import type { Listener, SnapshotWriter } from '../raft-client.js';
-import type { ElectionStateWrite } from '../raft-outbox.js';
+import type { ElectionStateWrite, SnapshotInstall } from '../raft-outbox.js';
 import { FollowerState } from '../states/follower-state.js';
 import { CommittedHistory } from './committed-history.js';
 import { describeEvent, EventScheduler, type SimulationEvent } from './event-scheduler.js';
@@ -568,6 +568,7 @@ export class Cluster {
   private carryOutReady(running: RunningNode): void {
     const ready = running.client.ready();
     if (ready.electionState !== undefined) this.startElectionWrite(running, ready.electionState);
+    if (ready.snapshotInstall !== undefined) this.startSnapshotInstall(running, ready.snapshotInstall);
     for (const message of ready.messages) {
       if (message.kind === 'request') running.channel.send(message.request);
       else running.channel.sendResponse(message.request, message.data);
@@ -600,6 +601,34 @@ export class Cluster {
     running.electionWriteInFlight = false;
     if (this.node(running.nodeId).current !== running) return;
     this.onNodeCall(running, () => running.client.onElectionStatePersisted(write.id, this.nowMs()));
+  }
+
+  /**
+   * The driver's freeze of a downloaded snapshot (ADR 0039): it starts after a drawn delay, like an
+   * election write, and runs `freezeFetchedSnapshot`, whose syncs wait for the flush in flight if
+   * any (the gate). A crash before the start leaves the partial file; one during it, whatever its
+   * steps made durable (a gated sync never completes for a crashed process).
+   */
+  private startSnapshotInstall(running: RunningNode, install: SnapshotInstall): void {
+    const node = this.node(running.nodeId);
+    const delayMs =
+      this.edgeFaults.flushDelayMaxMs > 0 ? node.random.nextInt(this.edgeFaults.flushDelayMaxMs + 1) : 0;
+    this.scheduler.schedule(delayMs, `snapshot freeze ${running.nodeId} done`, () =>
+      this.completeSnapshotInstall(running, install),
+    );
+  }
+
+  private async completeSnapshotInstall(running: RunningNode, install: SnapshotInstall): Promise<void> {
+    if (this.node(running.nodeId).current !== running) return;
+    try {
+      await running.log.freezeFetchedSnapshot(install.writer);
+    } catch (error) {
+      this.violation(`node ${running.nodeId} snapshot freeze failed: ${String(error)}`, stackOf(error));
+      this.crash(running.nodeId);
+      return;
+    }
+    if (this.node(running.nodeId).current !== running) return;
+    this.onNodeCall(running, () => running.client.onSnapshotInstallDurable(install.id, this.nowMs()));
   }
 
   /**

@@ -35,6 +35,7 @@ export interface SimulatedClient {
   onLogFlushed(offset: number, nowMs: number): void;
   ready(): RaftReady;
   onElectionStatePersisted(id: number, nowMs: number): void;
+  onSnapshotInstallDurable(id: number, nowMs: number): void;
   register(listener: Listener): void;
   scheduleAppend(epoch: number, records: readonly Buffer[]): number;
   createSnapshot(snapshotId: OffsetAndEpoch, lastContainedLogTimestamp: number): SnapshotWriter | undefined;

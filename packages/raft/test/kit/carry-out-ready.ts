@@ -1,7 +1,12 @@
 import { IllegalStateError } from '@kraft/protocol';
 import type { NetworkChannel } from '../../src/ports/network-channel.js';
 import type { QuorumStateStore } from '../../src/ports/quorum-state-store.js';
-import type { ElectionStateWrite, OperationCompletion, RaftReady } from '../../src/raft-outbox.js';
+import type {
+  ElectionStateWrite,
+  OperationCompletion,
+  RaftReady,
+  SnapshotInstall,
+} from '../../src/raft-outbox.js';
 
 /** The client side of the effects path, as a synchronous test harness drives it. */
 export interface ReadyClient {
@@ -18,7 +23,8 @@ const MAX_READY_ROUNDS = 1000;
  * store is durable when its write returns (MockQuorumStateStore): each election write `ready()`
  * names is written and reported at once, unless `holdWrite` keeps it (a slow disk; the caller
  * reports it later), the messages free to leave go to `channel` in order, and the completions
- * of read barriers and transfers to `completions` (when given).
+ * of read barriers and transfers to `completions` (when given), and the downloaded snapshots
+ * to make durable to `snapshotInstalls`.
  */
 export function carryOutReadyAtOnce(
   client: ReadyClient,
@@ -27,6 +33,7 @@ export function carryOutReadyAtOnce(
   nowMs: number,
   holdWrite?: (write: ElectionStateWrite) => boolean,
   completions?: OperationCompletion[],
+  snapshotInstalls?: SnapshotInstall[],
 ): void {
   for (let round = 0; round < MAX_READY_ROUNDS; round += 1) {
     const ready = client.ready();
@@ -35,6 +42,8 @@ export function carryOutReadyAtOnce(
       else channel.sendResponse(message.request, message.data);
     }
     completions?.push(...ready.completions);
+    // The freeze is asynchronous: the caller carries it out (RaftClientTestContext.poll).
+    if (ready.snapshotInstall !== undefined) snapshotInstalls?.push(ready.snapshotInstall);
     const write = ready.electionState;
     if (write !== undefined && holdWrite?.(write) !== true) {
       // The store is durable when the call returns; its promise carries nothing more.

@@ -308,6 +308,12 @@ export class MockLog implements RaftLog {
     return this.createNewSnapshotUnchecked(snapshotId);
   }
 
+  /** Durable at once in memory; the mock announces it on freeze (the core's announcement is then a no-op). */
+  freezeFetchedSnapshot(writer: RawSnapshotWriter): Promise<void> {
+    writer.freeze();
+    return Promise.resolve();
+  }
+
   createNewSnapshotUnchecked(snapshotId: OffsetAndEpoch): RawSnapshotWriter | undefined {
     if (this.snapshots.has(snapshotKey(snapshotId))) return undefined;
     return new MockRawSnapshotWriter(snapshotId, (bytes) => {

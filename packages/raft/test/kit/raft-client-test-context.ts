@@ -25,7 +25,7 @@ import type { OffsetAndEpoch, RaftLog } from '../../src/ports/raft-log.js';
 import type { Random } from '../../src/ports/random.js';
 import type { QuorumConfig } from '../../src/quorum-config.js';
 import type { BatchReader, LeaderAndEpoch, Listener, SnapshotReader } from '../../src/raft-client.js';
-import type { ElectionStateWrite, OperationCompletion } from '../../src/raft-outbox.js';
+import type { ElectionStateWrite, OperationCompletion, SnapshotInstall } from '../../src/raft-outbox.js';
 import { ReplicaKey } from '../../src/replica-key.js';
 import {
   buildBeginQuorumEpochRequest,
@@ -165,6 +165,10 @@ export class RaftClientTestContext {
   /** While set, election writes wait for `completeElectionWrite()` (a slow quorum-state disk). */
   private electionWritesHeld = false;
   private heldElectionWrite: ElectionStateWrite | undefined;
+  /** Downloaded snapshots `ready()` handed out, frozen by the next `poll()` (ADR 0039). */
+  private readonly snapshotInstalls: SnapshotInstall[] = [];
+  /** While set, `poll()` leaves them unfrozen until `completeSnapshotInstalls()` (a slow disk). */
+  private snapshotInstallsHeld = false;
 
   constructor(options: {
     client: KafkaRaftClient;
@@ -202,8 +206,14 @@ export class RaftClientTestContext {
 
   /** One driver iteration: poll, then flush if asked (and report it), then poll listeners again. */
   async poll(): Promise<number> {
-    const deadline = this.client.poll(this.time.milliseconds());
+    let deadline = this.client.poll(this.time.milliseconds());
     this.carryOutReady();
+    if (!this.snapshotInstallsHeld && this.snapshotInstalls.length > 0) {
+      // As the driver's next turn: report the freeze, then poll (the listeners load the snapshot).
+      await this.completeSnapshotInstalls();
+      deadline = this.client.poll(this.time.milliseconds());
+      this.carryOutReady();
+    }
     if (this.client.needsFlush()) {
       const flushed = await this.log.flush();
       this.client.onLogFlushed(flushed, this.time.milliseconds());
@@ -228,7 +238,29 @@ export class RaftClientTestContext {
         return this.electionWritesHeld;
       },
       this.completions,
+      this.snapshotInstalls,
     );
+  }
+
+  /** Downloaded snapshots wait, unfrozen, for `completeSnapshotInstalls()`: a slow snapshot disk. */
+  holdSnapshotInstalls(): void {
+    this.snapshotInstallsHeld = true;
+  }
+
+  /** How many downloaded snapshots wait for their freeze. */
+  pendingSnapshotInstallCount(): number {
+    return this.snapshotInstalls.length;
+  }
+
+  /** Freezes every downloaded snapshot handed out, reports each, and stops holding them. */
+  async completeSnapshotInstalls(): Promise<void> {
+    this.snapshotInstallsHeld = false;
+    while (this.snapshotInstalls.length > 0) {
+      const install = this.snapshotInstalls.shift() as SnapshotInstall;
+      await this.log.freezeFetchedSnapshot(install.writer);
+      this.client.onSnapshotInstallDurable(install.id, this.time.milliseconds());
+      this.carryOutReady();
+    }
   }
 
   /** Election writes from now on wait for `completeElectionWrite()`: a slow quorum-state disk. */
