@@ -143,6 +143,9 @@ class ObservedQuorumStateStore implements QuorumStateStore {
  * it covers and issues the fdatasync), and its sync completes when the harness opens the gate,
  * after simulated time. Only then does the log report the covered offset and the driver pass it on.
  */
+/** What a stopped process waits on: it never settles. */
+const NEVER: Promise<void> = new Promise<void>(() => undefined);
+
 class FlushInFlight implements SyncGate {
   /** The log's answer; never rejects (a failure is the error). */
   outcome: Promise<{ offset: number } | { error: unknown }> | undefined;
@@ -369,9 +372,14 @@ export class Cluster {
   private startProcess(node: SimulatedNode, nowMs: number): void {
     const nodeId = node.nodeId;
     let running: RunningNode | undefined;
-    // A file sync outside a flush (none today) completes at once.
+    // A file sync outside a flush (none today) completes at once. A crashed or stopped process
+    // issues no more I/O: a sync it waits on never completes, so its log never resumes on the disk
+    // the next incarnation uses (its continuations would rename and unlink that one's files).
     const gate: SyncGate = {
-      awaitCompletion: () => running?.flush?.awaitCompletion() ?? Promise.resolve(),
+      awaitCompletion: () => {
+        if (running !== undefined && node.current !== running) return NEVER;
+        return running?.flush?.awaitCompletion() ?? Promise.resolve();
+      },
     };
     const openedLog = openSimulatedLog(
       new GatedSyncFileSystem(node.fileSystem, gate),
@@ -662,10 +670,15 @@ export class Cluster {
   }
 
   private async completeFlush(running: RunningNode, flush: FlushInFlight): Promise<void> {
+    // A crash or a shutdown meanwhile: the process that asked is gone, and its sync never
+    // completes (released, its log would go on writing the disk the next incarnation owns).
+    if (this.node(running.nodeId).current !== running) {
+      running.flush = undefined;
+      return;
+    }
     flush.complete();
     const outcome = await flush.outcome;
     running.flush = undefined;
-    // A crash or a shutdown meanwhile: the process that asked is gone, whatever the log says.
     if (outcome === undefined || this.node(running.nodeId).current !== running) return;
     if ('error' in outcome) {
       this.violation(`node ${running.nodeId} flush failed: ${String(outcome.error)}`, stackOf(outcome.error));

@@ -66,6 +66,12 @@ describe('simulation regressions', () => {
     await expectClean(2719, 'random-fault-mix');
   });
 
+  it('seed 17149: the flush of a crashed incarnation never resumes on the disk its successor uses', async () => {
+    // Its released sync let the dead log go on with the flush's epoch-checkpoint rename after the
+    // restart, taking the new incarnation's .tmp (ENOENT in the new one's flush).
+    await expectClean(17149, 'random-fault-mix');
+  });
+
   // StableEpoch false alarms found by the long tier: a watch must start from a cluster whose
   // followers are fetching (not Prospective while still naming the leader: seeds 4201, 5045,
   // 5215; not still timing out fetches lost in a healed cut: 6379), and in the epoch the leader
