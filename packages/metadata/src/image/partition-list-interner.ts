@@ -7,8 +7,10 @@ import { UuidInterner } from './uuid-interner.js';
  */
 const MAX_INTERNED_LISTS = 4096;
 
-const NO_REPLICAS: readonly number[] = Object.freeze([]);
-const NO_DIRECTORIES: readonly Uuid[] = Object.freeze([]);
+/** The one empty replica list of an image. */
+export const NO_REPLICAS: readonly number[] = Object.freeze([]);
+/** The one empty directory list of an image. */
+export const NO_DIRECTORIES: readonly Uuid[] = Object.freeze([]);
 
 /**
  * Hands out one list object per distinct replica list and per distinct directory list, so a
@@ -23,11 +25,10 @@ export class PartitionListInterner {
   private readonly directoryLists = new Map<number, readonly Uuid[]>();
   private readonly maxLists: number;
   /** Directory ids, one object per value, for the lists this interner copies. */
-  readonly directoryIds: UuidInterner;
+  private readonly directoryIds = new UuidInterner();
 
-  constructor(maxLists = MAX_INTERNED_LISTS, directoryIds = new UuidInterner()) {
+  constructor(maxLists = MAX_INTERNED_LISTS) {
     this.maxLists = maxLists;
-    this.directoryIds = directoryIds;
   }
 
   /** How many distinct replica lists and directory lists are interned. */

@@ -6,7 +6,7 @@ import type { PartitionRecordData } from '../records/partition-record.js';
 import { type ApiMessageAndVersionOf, apiMessageAndVersion } from '../serde/api-message-and-version.js';
 import { DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED } from './directory-id.js';
 import type { ImageWriterOptions } from './image-writer-options.js';
-import type { PartitionListInterner } from './partition-list-interner.js';
+import { NO_DIRECTORIES, NO_REPLICAS, type PartitionListInterner } from './partition-list-interner.js';
 import type { PartitionRegistration } from './topics-image.js';
 
 /** PartitionChangeRecord.leader when the leader does not change. */
@@ -15,9 +15,6 @@ export const NO_LEADER_CHANGE = -2;
 const NO_RECOVERY_STATE_CHANGE = -1;
 /** Kafka's `LeaderRecoveryState`: RECOVERED 0, RECOVERING 1. */
 const MAX_LEADER_RECOVERY_STATE = 1;
-
-const NO_REPLICAS: readonly number[] = Object.freeze([]);
-const NO_DIRECTORIES: readonly Uuid[] = Object.freeze([]);
 
 /** A PartitionChangeRecord that changes only what `change` names (every other field "unchanged"). */
 export function partitionChange(

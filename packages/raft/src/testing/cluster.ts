@@ -143,8 +143,13 @@ class ObservedQuorumStateStore implements QuorumStateStore {
  * it covers and issues the fdatasync), and its sync completes when the harness opens the gate,
  * after simulated time. Only then does the log report the covered offset and the driver pass it on.
  */
-/** What a stopped process waits on: it never settles. */
-const NEVER: Promise<void> = new Promise<void>(() => undefined);
+/**
+ * What a stopped process waits on: it never settles. A new one each time, so the dead log's
+ * continuation is garbage with it (one shared promise would keep every crashed log alive).
+ */
+function never(): Promise<void> {
+  return new Promise<void>(() => undefined);
+}
 
 class FlushInFlight implements SyncGate {
   /** The log's answer; never rejects (a failure is the error). */
@@ -377,7 +382,7 @@ export class Cluster {
     // the next incarnation uses (its continuations would rename and unlink that one's files).
     const gate: SyncGate = {
       awaitCompletion: () => {
-        if (running !== undefined && node.current !== running) return NEVER;
+        if (running !== undefined && node.current !== running) return never();
         return running?.flush?.awaitCompletion() ?? Promise.resolve();
       },
     };
