@@ -79,6 +79,9 @@ export interface RaftNodeScenarioResult {
 
 type Committed = ProposeReply & { readonly kind: 'committed' };
 
+/** What the scenario uses of a node: its id, `propose` and kill -9 (a RaftNodeProcess, or a test's fake). */
+export type ProposingNode = Pick<RaftNodeProcess, 'nodeId' | 'propose' | 'kill'>;
+
 /** The first offset not above the one before it, or undefined when every offset is unique and increasing. */
 export function firstOffsetOutOfOrder(offsets: readonly number[]): string | undefined {
   for (let index = 1; index < offsets.length; index += 1) {
@@ -107,16 +110,16 @@ function describeReply(reply: ProposeReply): string {
  * epoch of at least `minimumEpoch`: a non-leader refuses at once (NotLeaderError), so a round
  * costs one IPC round-trip per node while no node leads.
  */
-async function commitOnAny(
-  nodes: readonly RaftNodeProcess[],
+async function commitOnAny<Node extends ProposingNode>(
+  nodes: readonly Node[],
   value: string,
   minimumEpoch: number,
-): Promise<{ readonly node: RaftNodeProcess; readonly reply: Committed }> {
+): Promise<{ readonly node: Node; readonly reply: Committed }> {
   const deadlineMs = performance.now() + LEADER_TIMEOUT_MS;
   for (;;) {
     const replies = await Promise.all(nodes.map((node) => node.propose(value)));
     for (const [index, reply] of replies.entries()) {
-      const node = nodes[index] as RaftNodeProcess;
+      const node = nodes[index] as Node;
       if (reply.kind === 'exited')
         throw new Error(`raft node ${node.nodeId} exited while a leader was awaited`);
       if (reply.kind === 'committed' && reply.epoch >= minimumEpoch) return { node, reply };
@@ -135,9 +138,12 @@ const proposedValue = (options: RaftNodeScenarioOptions): string =>
   // jsonSerde writes a string with its two quotes: the record's value is recordSizeBytes long.
   'v'.repeat(Math.max(0, options.recordSizeBytes - 2));
 
-/** `proposers` closed loops on `leader`, each with one proposal outstanding, until all are sent. */
-async function measureLatency(
-  leader: RaftNodeProcess,
+/**
+ * `proposers` closed loops on `leader`, each with one proposal outstanding, until all are sent.
+ * An acknowledged offset not above the one acknowledged before it, or a second epoch, is a failure.
+ */
+export async function measureLatency(
+  leader: ProposingNode,
   proposers: number,
   options: RaftNodeScenarioOptions,
   failures: string[],
@@ -194,35 +200,47 @@ function quorumOptions(options: RaftNodeScenarioOptions) {
   };
 }
 
-/** A fresh quorum: its leader commits, runs STEADY_MS, commits again, is killed; the next commit is timed. */
+/** A fresh quorum each trial: see `failoverTrial`. */
 function runFailoverTrial(
   options: RaftNodeScenarioOptions,
   failures: string[],
 ): Promise<RaftNodeFailoverTrial> {
-  const value = proposedValue(options);
-  return RaftNodeQuorum.run(quorumOptions(options), async (quorum) => {
-    const { node: leader } = await commitOnAny(quorum.nodes, value, 0);
-    await sleep(STEADY_MS);
-    const before = await leader.propose(value);
-    if (before.kind !== 'committed')
-      throw new Error(`the leader refused a proposal: ${describeReply(before)}`);
-    const killedAtMs = performance.now();
-    leader.kill();
-    const survivors = quorum.nodes.filter((node) => node !== leader);
-    const after = await commitOnAny(survivors, value, before.epoch + 1);
-    if (after.reply.offset <= before.offset) {
-      failures.push(`offset ${after.reply.offset} committed after the kill is not above ${before.offset}`);
-    }
-    return {
-      killedNodeId: leader.nodeId,
-      killedEpoch: before.epoch,
-      lastOffsetBefore: before.offset,
-      newLeaderId: after.node.nodeId,
-      newEpoch: after.reply.epoch,
-      firstOffsetAfter: after.reply.offset,
-      firstCommitMs: after.reply.receivedAtMs - killedAtMs,
-    };
-  });
+  return RaftNodeQuorum.run(quorumOptions(options), (quorum) =>
+    failoverTrial(quorum.nodes, proposedValue(options), failures),
+  );
+}
+
+/**
+ * The leader of `nodes` commits, runs `steadyMs`, commits again, is killed; the next commit in a
+ * later epoch is timed. A commit after the kill not above the last one before it is a failure
+ * (the new leader lost an acknowledged value).
+ */
+export async function failoverTrial(
+  nodes: readonly ProposingNode[],
+  value: string,
+  failures: string[],
+  steadyMs = STEADY_MS,
+): Promise<RaftNodeFailoverTrial> {
+  const { node: leader } = await commitOnAny(nodes, value, 0);
+  await sleep(steadyMs);
+  const before = await leader.propose(value);
+  if (before.kind !== 'committed') throw new Error(`the leader refused a proposal: ${describeReply(before)}`);
+  const killedAtMs = performance.now();
+  leader.kill();
+  const survivors = nodes.filter((node) => node !== leader);
+  const after = await commitOnAny(survivors, value, before.epoch + 1);
+  if (after.reply.offset <= before.offset) {
+    failures.push(`offset ${after.reply.offset} committed after the kill is not above ${before.offset}`);
+  }
+  return {
+    killedNodeId: leader.nodeId,
+    killedEpoch: before.epoch,
+    lastOffsetBefore: before.offset,
+    newLeaderId: after.node.nodeId,
+    newEpoch: after.reply.epoch,
+    firstOffsetAfter: after.reply.offset,
+    firstCommitMs: after.reply.receivedAtMs - killedAtMs,
+  };
 }
 
 function spread(values: readonly number[]): RaftNodeScenarioResult['failover']['firstCommitMs'] {

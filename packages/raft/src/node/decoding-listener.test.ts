@@ -3,13 +3,16 @@ import { type Batch, ControlRecordType, CorruptRecordError } from '@kraft/record
 import { describe, expect, it } from 'vitest';
 import type { BatchReader, SnapshotReader } from '../raft-client.js';
 import { DecodingListener } from './decoding-listener.js';
+import { ProposalTracker } from './proposal-tracker.js';
 import type {
   DecodedBatch,
   DecodedBatchReader,
   DecodedSnapshotReader,
   RaftNodeListener,
 } from './raft-node-listener.js';
+import type { LogPosition, StateMachine } from './raft-node-options.js';
 import { type RecordSerde, stringSerde } from './record-serde.js';
+import { StateMachineListener } from './state-machine-listener.js';
 
 function dataBatch(baseOffset: number, epoch: number, values: readonly (string | null)[]): Batch {
   return {
@@ -224,5 +227,75 @@ describe('DecodingListener', () => {
       minimal.handleLeaderChange({ leaderId: undefined, epoch: 6 });
       minimal.beginShutdown();
     }).not.toThrow();
+  });
+});
+
+/** A state machine that keeps what it applied, and throws on `apply` of `poison`. */
+function listStateMachine(poison?: string): StateMachine<string> & { applied: [string, LogPosition][] } {
+  return {
+    applied: [],
+    apply(value, position) {
+      if (value === poison) throw new Error(`cannot apply ${value}`);
+      this.applied.push([value, position]);
+    },
+    snapshot() {},
+    restore(reader) {
+      for (const value of reader) if (value === poison) throw new Error(`cannot restore ${value}`);
+    },
+  };
+}
+
+function stateMachinePath(stateMachine: StateMachine<string>) {
+  const proposals = new ProposalTracker();
+  const listener = new StateMachineListener({ stateMachine, proposals, onProgress: () => {} });
+  return { proposals, listener, decoding: new DecodingListener(stringSerde, listener) };
+}
+
+describe('the state machine behind a DecodingListener', () => {
+  it('closes the reader and stops at the batch before a value that does not decode, settling nothing of it', async () => {
+    const stateMachine = listStateMachine();
+    const { proposals, listener, decoding } = stateMachinePath(stateMachine);
+    const pending = proposals.track(4, 1);
+    let settled = false;
+    void pending.outcome.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    const raw = rawReader([dataBatch(1, 1, ['a', 'b']), dataBatch(3, 1, ['c', null])]);
+    expect(() => decoding.handleCommit(raw)).toThrow('a data record without a value');
+    expect(raw.closed).toBe(true);
+    expect(stateMachine.applied).toEqual([
+      ['a', { offset: 1, epoch: 1 }],
+      ['b', { offset: 2, epoch: 1 }],
+    ]);
+    expect(listener.applied()).toEqual({ offset: 2, epoch: 1 });
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    expect(proposals.size()).toBe(1);
+  });
+
+  it('closes the reader when apply throws, and the snapshot reader when restore throws', () => {
+    const { decoding } = stateMachinePath(listStateMachine('bad'));
+    const raw = rawReader([dataBatch(0, 1, ['ok', 'bad'])]);
+    expect(() => decoding.handleCommit(raw)).toThrow('cannot apply bad');
+    expect(raw.closed).toBe(true);
+    const snapshot = rawSnapshotReader([dataBatch(0, 2, ['bad'])]);
+    expect(() => decoding.handleLoadSnapshot(snapshot)).toThrow('cannot restore bad');
+    expect(snapshot.closed).toBe(true);
+  });
+
+  it('applies each value at its offset with its batch epoch, and passes control batches over', () => {
+    const stateMachine = listStateMachine();
+    const { listener, decoding } = stateMachinePath(stateMachine);
+    const raw = rawReader([leaderChangeBatch(0, 1), dataBatch(1, 1, ['a']), dataBatch(2, 3, ['b', 'c'])]);
+    decoding.handleCommit(raw);
+    expect(raw.closed).toBe(true);
+    expect(stateMachine.applied).toEqual([
+      ['a', { offset: 1, epoch: 1 }],
+      ['b', { offset: 2, epoch: 3 }],
+      ['c', { offset: 3, epoch: 3 }],
+    ]);
+    expect(listener.applied()).toEqual({ offset: 3, epoch: 3 });
+    expect(listener.sinceSnapshot().records).toBe(3);
   });
 });

@@ -46,7 +46,7 @@ export class DecodingListener<T> implements Listener {
  * only looks at offsets and epochs never pays for decoding. The batch owns its bytes (the records
  * iterator copies each one out of its reused buffer), so decoding later is safe.
  */
-export function decodeBatch<T>(serde: RecordSerde<T>, batch: Batch): DecodedBatch<T> {
+function decodeBatch<T>(serde: RecordSerde<T>, batch: Batch): DecodedBatch<T> {
   const { baseOffset, lastOffset, epoch, appendTimestamp, sizeInBytes, isControl, controlRecords } = batch;
   let values: readonly T[] | undefined;
   return {

@@ -36,22 +36,35 @@ export class MapStateMachine implements StateMachine<PutCommand> {
   }
 }
 
-/** A logger that keeps the message of every line at or above debug, for tests to look for. */
-export function recordingLogger(messages: string[]): Logger {
-  const record = (_fields: object, message?: string) => {
-    if (message !== undefined) messages.push(message);
-  };
+/** The levels a recording logger keeps (trace is dropped: it is per-batch detail). */
+export type RecordedLevel = 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+
+/** A logger that hands every line at or above debug, with its level and fields, to `record`. */
+export function lineRecordingLogger(
+  record: (level: RecordedLevel, fields: object, message: string | undefined) => void,
+): Logger {
+  const at =
+    (level: RecordedLevel) =>
+    (fields: object, message?: string): void =>
+      record(level, fields, message);
   const logger: Logger = {
     trace: () => {},
-    debug: record,
-    info: record,
-    warn: record,
-    error: record,
-    fatal: record,
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    fatal: at('fatal'),
     child: () => logger,
     isLevelEnabled: () => true,
   };
   return logger;
+}
+
+/** A logger that keeps the message of every line at or above debug, for tests to look for. */
+export function recordingLogger(messages: string[]): Logger {
+  return lineRecordingLogger((_level, _fields, message) => {
+    if (message !== undefined) messages.push(message);
+  });
 }
 
 /**
@@ -141,11 +154,11 @@ export class TestCluster {
     return directory;
   }
 
-  /** The one running leader, waited for. */
-  async leader(timeoutMs = 15_000): Promise<TestMember> {
+  /** The one running leader among `among` (default every member), waited for. */
+  async leader(timeoutMs = 15_000, among: readonly TestMember[] = this.members): Promise<TestMember> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const leaders = this.members.filter((member) => member.node.status().role === 'leader');
+      const leaders = among.filter((member) => member.node.status().role === 'leader');
       if (leaders.length === 1) return leaders[0] as TestMember;
       if (Date.now() > deadline) throw new Error(`no single leader within ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 20));

@@ -9,7 +9,12 @@ import { connect as connectTls } from 'node:tls';
 import type { Logger } from '@kraft/protocol';
 import type { TlsSettings } from '@kraft/transport-tcp';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type NodeOptionsFor, TestCluster, type TestMember } from './raft-node-cluster.test-support.js';
+import {
+  lineRecordingLogger,
+  type NodeOptionsFor,
+  TestCluster,
+  type TestMember,
+} from './raft-node-cluster.test-support.js';
 
 const TLS_FIXTURES_DIRECTORY = join(import.meta.dirname, '../../../transport-tcp/test/fixtures/tls');
 
@@ -46,23 +51,14 @@ interface LogLine {
   readonly fields: Record<string, unknown>;
 }
 
-/** Keeps every line at warn and debug with its fields (the transport reports handshakes there). */
+/**
+ * Keeps every line at debug and at warn or above with its fields (the transport reports
+ * handshakes there); info is left out, where it logs a failed connect during shutdown.
+ */
 function fieldRecordingLogger(lines: LogLine[]): Logger {
-  const record = (fields: object, message?: string) => {
-    lines.push({ message, fields: fields as Record<string, unknown> });
-  };
-  const ignore = () => {};
-  const logger: Logger = {
-    trace: ignore,
-    debug: record,
-    info: ignore,
-    warn: record,
-    error: record,
-    fatal: record,
-    child: () => logger,
-    isLevelEnabled: () => true,
-  };
-  return logger;
+  return lineRecordingLogger((level, fields, message) => {
+    if (level !== 'info') lines.push({ message, fields: fields as Record<string, unknown> });
+  });
 }
 
 /** The subject CN of the certificate the listener on `port` presents to a trusted client. */
@@ -102,15 +98,6 @@ function entriesOf(member: TestMember): [string, string][] {
   return [...member.stateMachine.entries];
 }
 
-async function leaderAmong(members: readonly TestMember[]): Promise<TestMember> {
-  await expect
-    .poll(() => members.filter((member) => member.node.status().role === 'leader').length, {
-      timeout: 15_000,
-    })
-    .toBe(1);
-  return members.find((member) => member.node.status().role === 'leader') as TestMember;
-}
-
 describe('RaftNode over SSL with mutual TLS', () => {
   it('commits on all three voters, through a change of leader and a restart of the old one', async () => {
     // Two different certificates of the same CA: the quorum needs no shared key, only a shared CA.
@@ -128,7 +115,7 @@ describe('RaftNode over SSL with mutual TLS', () => {
 
     await first.node.close();
     const remaining = cluster.members.filter((member) => member !== first);
-    const second = await leaderAmong(remaining);
+    const second = await cluster.leader(15_000, remaining);
     const after = await second.node.propose([{ key: 'after', value: 'failover' }]);
     expect(after.epoch).toBeGreaterThan(before.epoch);
     expect(after.offset).toBeGreaterThan(before.offset);
@@ -156,7 +143,7 @@ describe('RaftNode over SSL with mutual TLS', () => {
     const strangerMember = cluster.members.find((member) => member.nodeId === stranger) as TestMember;
     const trusted = cluster.members.filter((member) => member !== strangerMember);
     // Two of three voters are a majority: the trusted pair elects a leader and commits alone.
-    const leader = await leaderAmong(trusted);
+    const leader = await cluster.leader(15_000, trusted);
     await leader.node.propose([{ key: 'among', value: 'trusted' }]);
     await expect
       .poll(() => trusted.map(entriesOf), { timeout: 10_000 })
@@ -187,7 +174,7 @@ describe('RaftNode over SSL with mutual TLS', () => {
     expect(strangerStatus.logEndOffset).toBe(0);
     expect(entriesOf(strangerMember)).toEqual([]);
     // The stranger never reached the leader, so the leader never heard from it.
-    const { voters } = (await leaderAmong(trusted)).node.status();
+    const { voters } = (await cluster.leader(15_000, trusted)).node.status();
     expect(voters.find((voter) => voter.nodeId === stranger)).toMatchObject({
       logEndOffset: undefined,
       lag: undefined,
