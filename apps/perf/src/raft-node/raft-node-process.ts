@@ -1,5 +1,6 @@
-import { type ChildProcess, fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { forkSourceChild } from '../support/fork-source-child.js';
 import type { ExitStatus } from '../support/test-server-process.js';
 import type { ChildMessage, ProposeOutcome, RaftNodeChildSpec, RunnerMessage } from './raft-node-messages.js';
 
@@ -27,10 +28,7 @@ export class RaftNodeProcess {
   private onStarted: ((error?: Error) => void) | undefined;
 
   constructor(readonly spec: RaftNodeChildSpec) {
-    this.child = fork(ENTRY_POINT, [JSON.stringify(spec)], {
-      execArgv: ['--import', 'tsx', '--conditions=@kraft/source'],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
+    this.child = forkSourceChild(ENTRY_POINT, spec);
     this.exitedPromise = new Promise((resolve) => {
       this.child.once('exit', (code, signal) => {
         this.exitStatus = { code, signal };

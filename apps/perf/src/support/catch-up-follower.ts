@@ -5,9 +5,10 @@
  * reports its catch-up timeline once it has reached the target high watermark, then waits for
  * `stop` to shut down gracefully.
  */
-import { type ChildProcess, fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { OffsetAndEpoch } from '@kraft/raft';
+import { forkSourceChild } from './fork-source-child.js';
 import type { ClusterNodeSpec } from './snapshot-cluster.js';
 
 export interface CatchUpFollowerSpec extends ClusterNodeSpec {
@@ -52,10 +53,7 @@ export interface CatchUpFollower {
 }
 
 export function spawnCatchUpFollower(spec: CatchUpFollowerSpec): CatchUpFollower {
-  const child: ChildProcess = fork(ENTRY_POINT, [JSON.stringify(spec)], {
-    execArgv: ['--import', 'tsx', '--conditions=@kraft/source'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  const child: ChildProcess = forkSourceChild(ENTRY_POINT, spec);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const report = new Promise<CatchUpReport>((resolve, reject) => {
     // The child bounds its own wait; this bound covers a child that hangs before it starts it.

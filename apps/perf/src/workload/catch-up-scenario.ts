@@ -7,7 +7,7 @@ import { metadataWorkloadArguments, SETTLE_TIMEOUT_MS, settled, track } from './
 import { type LogOpen, NodeStart } from './node-start.js';
 import type { PerfOptions } from './perf-command-line.js';
 import { ProcessUsageSampler } from './process-usage.js';
-import { formatMebibytes, formatNumber, type MarkdownSummary } from './results.js';
+import { formatMebibytes, formatNumber, type MarkdownSummary, verdictOf } from './results.js';
 import { runFor } from './scenario-run.js';
 
 /** raft's follower, once the last FetchSnapshot chunk is in and the snapshot replaced its log. */
@@ -316,9 +316,10 @@ export function catchUpSummary(result: CatchUpScenarioResult): MarkdownSummary {
   );
   return {
     title: `catch-up: ${options.nodeCount} nodes, metadata workload ${formatNumber(options.throughputRecordsPerSecond)} records/s, snapshots every ${formatNumber(options.snapshotThresholdBytes)} B`,
-    verdict: result.passed
-      ? `PASSED: follower caught up ${catchUp === undefined ? '-' : seconds(catchUp.launchToCaughtUpMs)} after its spawn through snapshot ${catchUp?.snapshot.offset ?? '-'}; leader p99 ${formatNumber(result.latencyBeforeRestart.medianP99Ms, 1)} ms before, up to ${formatNumber(result.latencyDuring.maxP99Ms, 1)} ms during`
-      : `FAILED:\n\n${result.failures.map((failure) => `- ${failure}`).join('\n')}`,
+    verdict: verdictOf(
+      result,
+      `PASSED: follower caught up ${catchUp === undefined ? '-' : seconds(catchUp.launchToCaughtUpMs)} after its spawn through snapshot ${catchUp?.snapshot.offset ?? '-'}; leader p99 ${formatNumber(result.latencyBeforeRestart.medianP99Ms, 1)} ms before, up to ${formatNumber(result.latencyDuring.maxP99Ms, 1)} ms during`,
+    ),
     rows,
     notes: [
       `segments of ${formatNumber(SEGMENT_BYTES / 1024)} KiB, retention ${formatNumber(RETENTION_BYTES / 1024)} KiB: the leader's log start moves when its retention runs (once a minute, the first a minute after its start), so the follower is down about that long`,

@@ -1,6 +1,6 @@
 import { type LocalNode, LocalQuorum, raftWorkloadArguments } from './local-quorum.js';
 import type { PerfOptions } from './perf-command-line.js';
-import { formatNumber, type MarkdownSummary } from './results.js';
+import { formatNumber, type MarkdownSummary, verdictOf } from './results.js';
 import { sleep } from './scenario-run.js';
 
 /** Stats lines this often: the resolution of the measured times. */
@@ -121,9 +121,7 @@ export function failoverSummary(result: FailoverScenarioResult): MarkdownSummary
   const { options } = result;
   return {
     title: `failover: SIG${options.signal ?? 'KILL'} to the leader, ${result.trials.length} trials, ${options.nodeCount} nodes, ${formatNumber(options.throughputRecordsPerSecond)} × ${options.recordSizeBytes} B/s`,
-    verdict: result.passed
-      ? 'PASSED'
-      : `FAILED:\n\n${result.failures.map((failure) => `- ${failure}`).join('\n')}`,
+    verdict: verdictOf(result),
     rows: result.trials.map(
       (trial, index) =>
         [

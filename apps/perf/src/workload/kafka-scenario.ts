@@ -2,7 +2,7 @@ import { decodeFromCompressedBase64, encodeIntoCompressedBase64 } from 'hdr-hist
 import { latencyPercentilesMs } from './latency-histogram.js';
 import { type LocalNode, LocalQuorum, raftWorkloadArguments } from './local-quorum.js';
 import type { PerfOptions } from './perf-command-line.js';
-import { formatMebibytes, formatNumber, type MarkdownSummary } from './results.js';
+import { formatMebibytes, formatNumber, type MarkdownSummary, verdictOf } from './results.js';
 import { type NodeUsage, runFor, usageBetween, usageNow } from './scenario-run.js';
 
 /** The test server's line (apps/test-server/src/workload/cumulative-latency.ts). */
@@ -189,9 +189,7 @@ export function kafkaSummary(result: KafkaScenarioResult): MarkdownSummary {
     .join(', ');
   return {
     title: `${result.scenario} workload: ${options.nodeCount} nodes, ${formatNumber(options.throughputRecordsPerSecond)} × ${options.recordSizeBytes} B offered, linger ${options.lingerMs} ms`,
-    verdict: result.passed
-      ? 'PASSED'
-      : `FAILED:\n\n${result.failures.map((failure) => `- ${failure}`).join('\n')}`,
+    verdict: verdictOf(result),
     rows: [
       ['committed (records/s)', formatNumber(figures.committedRecordsPerSecond)],
       ['committed (MB/s)', formatNumber(figures.committedBytesPerSecond / 1e6, 2)],

@@ -1,14 +1,15 @@
 import type { MetadataScenarioResult } from './metadata-scenario.js';
-import { formatMebibytes, formatNumber, type MarkdownSummary } from './results.js';
+import { formatMebibytes, formatNumber, type MarkdownSummary, verdictOf } from './results.js';
 
 export function metadataSummary(result: MetadataScenarioResult): MarkdownSummary {
   const { figures, options } = result;
   const usage = result.nodes.flatMap(({ usage: entry }) => (entry === undefined ? [] : [entry]));
   return {
     title: `metadata workload: ${options.nodeCount} nodes, ${formatNumber(result.measuredMs / 1000, 1)} s`,
-    verdict: result.passed
-      ? 'PASSED: every image digest is equal, every log replays to its node digest, every snapshot decodes to the image its log replays to at its offset.'
-      : `FAILED:\n\n${result.failures.map((failure) => `- ${failure}`).join('\n')}`,
+    verdict: verdictOf(
+      result,
+      'PASSED: every image digest is equal, every log replays to its node digest, every snapshot decodes to the image its log replays to at its offset.',
+    ),
     rows: [
       ['offered (records/s)', formatNumber(options.throughputRecordsPerSecond)],
       ['applied by the leader (records/s)', formatNumber(figures.appliedRecordsPerSecond)],

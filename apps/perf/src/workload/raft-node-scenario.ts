@@ -9,7 +9,7 @@ import type { ProposeReply, RaftNodeProcess } from '../raft-node/raft-node-proce
 import { RaftNodeQuorum } from '../raft-node/raft-node-quorum.js';
 import { buildLatencyHistogram, latencyMicroseconds, latencyPercentilesMs } from './latency-histogram.js';
 import type { PerfOptions } from './perf-command-line.js';
-import { formatNumber, type MarkdownSummary } from './results.js';
+import { formatNumber, type MarkdownSummary, verdictOf } from './results.js';
 import { sleep } from './scenario-run.js';
 
 /** A first election (from every node started) or a failover takes seconds; more is a stuck quorum. */
@@ -322,9 +322,7 @@ export function raftNodeSummary(result: RaftNodeScenarioResult): MarkdownSummary
   const load = (values: readonly number[]) => values.map((value) => value.toFixed(2)).join(', ');
   return {
     title: `raft-node: RaftNode in ${options.nodeCount} processes, ${formatNumber(options.proposals)} × ${options.recordSizeBytes} B proposals per case after ${formatNumber(options.warmupProposals)}, linger ${options.lingerMs} ms, ${options.trials} kill -9 failovers`,
-    verdict: result.passed
-      ? 'PASSED'
-      : `FAILED:\n\n${result.failures.map((failure) => `- ${failure}`).join('\n')}`,
+    verdict: verdictOf(result),
     rows: [
       ...latencyRows,
       ...failoverRows,

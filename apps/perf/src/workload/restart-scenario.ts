@@ -4,7 +4,7 @@ import { logPrefixDigest, segmentBytes } from './log-prefix-digest.js';
 import { type LogOpen, NodeStart } from './node-start.js';
 import type { PerfOptions } from './perf-command-line.js';
 import { ProcessUsageSampler } from './process-usage.js';
-import { formatMebibytes, formatNumber, type MarkdownSummary } from './results.js';
+import { formatMebibytes, formatNumber, type MarkdownSummary, verdictOf } from './results.js';
 import { sleep } from './scenario-run.js';
 
 /** Stats lines this often: the resolution of the leader, commit and caught-up times. */
@@ -332,9 +332,10 @@ export function restartSummary(result: RestartScenarioResult): MarkdownSummary {
   }
   return {
     title: `restart: ${formatMebibytes(options.logSizeBytes)} log, ${options.nodeCount} nodes, SIG${options.signal}, then ${formatNumber(options.throughputRecordsPerSecond)} × ${options.recordSizeBytes} B/s`,
-    verdict: result.passed
-      ? `PASSED: follower log opened ${seconds(followerRestart?.open.launchToLogOpenedMs ?? 0)} and caught up ${seconds(followerRestart?.launchToCaughtUpMs ?? 0)} after its spawn; whole quorum led ${seconds(quorumRestart?.launchToLeaderMs ?? 0)}, first commit ${seconds(quorumRestart?.launchToFirstCommitMs ?? 0)}`
-      : `FAILED:\n\n${result.failures.map((failure) => `- ${failure}`).join('\n')}`,
+    verdict: verdictOf(
+      result,
+      `PASSED: follower log opened ${seconds(followerRestart?.open.launchToLogOpenedMs ?? 0)} and caught up ${seconds(followerRestart?.launchToCaughtUpMs ?? 0)} after its spawn; whole quorum led ${seconds(quorumRestart?.launchToLeaderMs ?? 0)}, first commit ${seconds(quorumRestart?.launchToFirstCommitMs ?? 0)}`,
+    ),
     rows,
     notes: [
       `log built with ${formatNumber(BUILD_RECORD_SIZE_BYTES / 1024)} KiB records as fast as the quorum commits; the restarts run ${formatNumber(options.throughputRecordsPerSecond)} × ${options.recordSizeBytes} B/s`,

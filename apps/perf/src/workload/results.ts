@@ -55,3 +55,13 @@ export const formatNumber = (value: number, digits = 0): string =>
   value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 export const formatMebibytes = (bytes: number): string => `${formatNumber(bytes / (1024 * 1024), 1)} MiB`;
+
+/** A summary's verdict: `passedText`, or FAILED with one bullet per failure. */
+export function verdictOf(
+  result: { readonly passed: boolean; readonly failures: readonly string[] },
+  passedText = 'PASSED',
+): string {
+  return result.passed
+    ? passedText
+    : `FAILED:\n\n${result.failures.map((failure) => `- ${failure}`).join('\n')}`;
+}

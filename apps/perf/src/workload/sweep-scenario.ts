@@ -1,6 +1,6 @@
 import { type KafkaScenarioOptions, type KafkaScenarioResult, runKafkaScenario } from './kafka-scenario.js';
 import type { PerfOptions } from './perf-command-line.js';
-import { formatNumber, type MarkdownSummary } from './results.js';
+import { formatNumber, type MarkdownSummary, verdictOf } from './results.js';
 
 export type SweepScenarioOptions = Pick<
   PerfOptions,
@@ -74,9 +74,7 @@ export function sweepSummary(result: SweepScenarioResult): MarkdownSummary {
   const { options } = result;
   return {
     title: `sweep: ${options.nodeCount} nodes, ${result.points.length} points of ${formatNumber(options.durationMs / 1000, 1)} s, linger ${options.lingerMs} ms`,
-    verdict: result.passed
-      ? 'PASSED'
-      : `FAILED:\n\n${result.failures.map((failure) => `- ${failure}`).join('\n')}`,
+    verdict: verdictOf(result),
     rows: result.points.map((point) => {
       const { figures } = point;
       return [

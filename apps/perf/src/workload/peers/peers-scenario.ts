@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { PerfOptions } from '../perf-command-line.js';
-import { formatNumber, type MarkdownSummary } from '../results.js';
+import { formatNumber, type MarkdownSummary, verdictOf } from '../results.js';
 import { ETCD_COMMAND, ETCD_INSTALL, startEtcd } from './etcd-peer.js';
 import { findExecutable, PEER_MEMBERS, PeerCluster } from './peer-cluster.js';
 import { type PeerWorkloadFigures, type PeerWriter, runPeerWorkload } from './peer-workload.js';
@@ -133,9 +133,7 @@ export function peersSummary(result: PeersScenarioResult): MarkdownSummary {
   const { options } = result;
   return {
     title: `peers: ${PEER_MEMBERS}-member etcd and ZooKeeper, ${formatNumber(options.throughputRecordsPerSecond)} × ${options.recordSizeBytes} B offered, ${formatNumber(options.durationMs / 1000, 1)} s`,
-    verdict: result.passed
-      ? 'PASSED'
-      : `FAILED:\n\n${result.failures.map((failure) => `- ${failure}`).join('\n')}`,
+    verdict: verdictOf(result),
     rows: result.runs.map((run) => {
       if (run.skipped !== undefined) return [run.system, run.skipped] as const;
       const figures = run.figures;
