@@ -221,6 +221,69 @@ describe('snapshots fetched by a follower', () => {
     context.assertSentFetchRequest({ epoch, fetchOffset: snapshotId.offset, lastFetchedEpoch: epoch });
   });
 
+  it('a voter whose freeze outlasts its fetch timeout campaigns on the log it has, then installs at the report', async () => {
+    const { epoch, snapshotId, snapshotBytes } = await leaderWithSnapshot(['a', 'b', 'c']);
+    const context = await RaftClientTestContext.builder(1, [0, 1, 2]).withElectedLeader(epoch, 0).build();
+    await context.startSnapshotDownload(epoch, 0, snapshotId);
+    context.holdSnapshotInstalls();
+    await context.downloadSnapshot(epoch, 0, snapshotId, snapshotBytes, 40);
+    context.sleep(RaftClientTestContext.FETCH_TIMEOUT_MS);
+    await context.poll();
+    // The pre-vote names the durable log, not the snapshot still being frozen.
+    expect(context.client.quorumState().isProspective()).toBe(true);
+    context.assertSentVoteRequests({ epoch, lastEpoch: 0, lastOffset: 0, preVote: true, count: 2 });
+    // The report lands in another state: the snapshot (committed records only) is installed all
+    // the same, without a follower's high watermark, and no Fetch leaves from a Prospective.
+    await context.completeSnapshotInstalls();
+    await context.poll();
+    expect(context.client.quorumState().isProspective()).toBe(true);
+    expect([context.log.startOffset(), context.log.endOffset()]).toEqual([
+      snapshotId.offset,
+      snapshotId.offset,
+    ]);
+    expect(context.sentRequests(RaftApiKey.FETCH)).toEqual([]);
+    // Its next pre-vote names the installed snapshot.
+    context.sleep(RaftClientTestContext.REQUEST_TIMEOUT_MS + RaftClientTestContext.RETRY_BACKOFF_MS);
+    await context.poll();
+    await context.poll();
+    context.assertSentVoteRequests({
+      epoch,
+      lastEpoch: snapshotId.epoch,
+      lastOffset: snapshotId.offset,
+      preVote: true,
+      count: 2,
+    });
+  });
+
+  it('an observer that loses its leader mid-freeze sends no discovery Fetch until the report (ADR 0039)', async () => {
+    const { epoch, snapshotId, snapshotBytes } = await leaderWithSnapshot(['a', 'b', 'c']);
+    const context = await RaftClientTestContext.builder(5, [0, 1, 2]).withElectedLeader(epoch, 0).build();
+    await context.startSnapshotDownload(epoch, 0, snapshotId);
+    context.holdSnapshotInstalls();
+    await context.downloadSnapshot(epoch, 0, snapshotId, snapshotBytes, 40);
+    // A candidate of a newer epoch: the observer forgets the leader (Unattached) and would ask a
+    // voter who leads, reporting its fetch offset.
+    context.deliverRequest(
+      RaftApiKey.VOTE,
+      context.voteRequest({ epoch: epoch + 1, candidateId: 1, lastEpoch: epoch, lastOffset: 100 }),
+      1,
+    );
+    for (let round = 0; round < 5; round += 1) {
+      context.sleep(RaftClientTestContext.RETRY_BACKOFF_MS * 4);
+      await context.poll();
+    }
+    expect(context.client.quorumState().isUnattached()).toBe(true);
+    expect(context.sentRequests(RaftApiKey.FETCH)).toEqual([]);
+    await context.completeSnapshotInstalls();
+    await context.poll();
+    expect(context.log.startOffset()).toBe(snapshotId.offset);
+    context.assertSentFetchRequest({
+      epoch: epoch + 1,
+      fetchOffset: snapshotId.offset,
+      lastFetchedEpoch: epoch,
+    });
+  });
+
   it('abandons a download the leader no longer has and fetches again', async () => {
     const context = await RaftClientTestContext.builder(1, [0, 1, 2]).withElectedLeader(3, 0).build();
     const snapshotId = { offset: 10, epoch: 3 };
