@@ -166,6 +166,19 @@ describe('snapshots served by the leader', () => {
   });
 });
 
+/**
+ * Node `localId` (of voters 0, 1, 2; leader 0) has downloaded leader 0's snapshot of three
+ * values, and its freeze is held: the driver has not reported it durable.
+ */
+async function downloadedAndFreezing(localId: number) {
+  const { epoch, snapshotId, snapshotBytes } = await leaderWithSnapshot(['a', 'b', 'c']);
+  const context = await RaftClientTestContext.builder(localId, [0, 1, 2]).withElectedLeader(epoch, 0).build();
+  await context.startSnapshotDownload(epoch, 0, snapshotId);
+  context.holdSnapshotInstalls();
+  await context.downloadSnapshot(epoch, 0, snapshotId, snapshotBytes, 40);
+  return { context, epoch, snapshotId };
+}
+
 describe('snapshots fetched by a follower', () => {
   it('downloads the snapshot the leader names, installs it, and the listener loads it first', async () => {
     const { epoch, snapshotId, snapshotBytes } = await leaderWithSnapshot(['a', 'b', 'c']);
@@ -197,11 +210,7 @@ describe('snapshots fetched by a follower', () => {
   });
 
   it('sends no Fetch and shows nothing of a downloaded snapshot until the driver reports it durable (ADR 0039)', async () => {
-    const { epoch, snapshotId, snapshotBytes } = await leaderWithSnapshot(['a', 'b', 'c']);
-    const context = await RaftClientTestContext.builder(5, [0, 1, 2]).withElectedLeader(epoch, 0).build();
-    await context.startSnapshotDownload(epoch, 0, snapshotId);
-    context.holdSnapshotInstalls();
-    await context.downloadSnapshot(epoch, 0, snapshotId, snapshotBytes, 40);
+    const { context, epoch, snapshotId } = await downloadedAndFreezing(5);
     expect(context.pendingSnapshotInstallCount()).toBe(1);
     // Past every backoff: still no Fetch (it would name the old end, or the snapshot's before it
     // is durable), and the log, the high watermark and the listeners are as before the download.
@@ -222,11 +231,7 @@ describe('snapshots fetched by a follower', () => {
   });
 
   it('a voter whose freeze outlasts its fetch timeout campaigns on the log it has, then installs at the report', async () => {
-    const { epoch, snapshotId, snapshotBytes } = await leaderWithSnapshot(['a', 'b', 'c']);
-    const context = await RaftClientTestContext.builder(1, [0, 1, 2]).withElectedLeader(epoch, 0).build();
-    await context.startSnapshotDownload(epoch, 0, snapshotId);
-    context.holdSnapshotInstalls();
-    await context.downloadSnapshot(epoch, 0, snapshotId, snapshotBytes, 40);
+    const { context, epoch, snapshotId } = await downloadedAndFreezing(1);
     context.sleep(RaftClientTestContext.FETCH_TIMEOUT_MS);
     await context.poll();
     // The pre-vote names the durable log, not the snapshot still being frozen.
@@ -256,11 +261,7 @@ describe('snapshots fetched by a follower', () => {
   });
 
   it('an observer that loses its leader mid-freeze sends no discovery Fetch until the report (ADR 0039)', async () => {
-    const { epoch, snapshotId, snapshotBytes } = await leaderWithSnapshot(['a', 'b', 'c']);
-    const context = await RaftClientTestContext.builder(5, [0, 1, 2]).withElectedLeader(epoch, 0).build();
-    await context.startSnapshotDownload(epoch, 0, snapshotId);
-    context.holdSnapshotInstalls();
-    await context.downloadSnapshot(epoch, 0, snapshotId, snapshotBytes, 40);
+    const { context, epoch, snapshotId } = await downloadedAndFreezing(5);
     // A candidate of a newer epoch: the observer forgets the leader (Unattached) and would ask a
     // voter who leads, reporting its fetch offset.
     context.deliverRequest(
