@@ -523,23 +523,32 @@ describe('Fetch handling by the follower', () => {
   });
 });
 
+/** `records`' bytes with the last one flipped: the batch's CRC no longer matches. */
+function withCorruptLastByte(records: MemoryRecords): Buffer {
+  const bytes = Buffer.from(records.buffer());
+  bytes[bytes.length - 1] = (bytes[bytes.length - 1] ?? 0) ^ 0xff;
+  return bytes;
+}
+
+/**
+ * A follower of leader 1 in epoch 2 with an empty log, its first Fetch answered with `records`
+ * (handled at the next poll), and a spy on its log's follower appends.
+ */
+async function followerFetching(records: MemoryRecords, highWatermark: number) {
+  const context = await RaftClientTestContext.builder(0, [0, 1, 2]).withElectedLeader(2, 1).build();
+  const append = vi.spyOn(context.log, 'appendAsFollower');
+  await context.poll();
+  context.answerFetch(
+    { epoch: 2, fetchOffset: 0, lastFetchedEpoch: 0 },
+    { epoch: 2, leaderId: 1, highWatermark, records },
+  );
+  return { context, append };
+}
+
 describe('bad records from the network', () => {
   it('a follower drops a corrupt batch, keeps running and fetches the same offset again', async () => {
-    const context = await RaftClientTestContext.builder(0, [0, 1, 2]).withElectedLeader(2, 1).build();
-    const append = vi.spyOn(context.log, 'appendAsFollower');
-    await context.poll();
-    const request = context.assertSentFetchRequest({ epoch: 2, fetchOffset: 0, lastFetchedEpoch: 0 });
-    const corrupt = Buffer.from(recordsOf(0, 2, ['a', 'b']).buffer());
-    corrupt[corrupt.length - 1] = (corrupt[corrupt.length - 1] ?? 0) ^ 0xff;
-    context.deliverResponse(
-      request,
-      context.fetchResponse({
-        epoch: 2,
-        leaderId: 1,
-        highWatermark: 2,
-        records: MemoryRecords.readableRecords(corrupt),
-      }),
-    );
+    const corrupt = withCorruptLastByte(recordsOf(0, 2, ['a', 'b']));
+    const { context, append } = await followerFetching(MemoryRecords.readableRecords(corrupt), 2);
     await context.poll();
     expect(append.mock.results).toMatchObject([
       { type: 'return', value: { kind: 'rejected', reason: 'corrupt' } },
@@ -557,33 +566,15 @@ describe('bad records from the network', () => {
     // Only a returned rejection is bad input: a thrown error stays a failure whatever its code.
     ['a thrown error coded as a corrupt record', new KRaftError('CORRUPT_RECORD', 'thrown, not returned')],
   ])('a follower append that fails with %s stops the poll instead of being dropped', async (_name, error) => {
-    const context = await RaftClientTestContext.builder(0, [0, 1, 2]).withElectedLeader(2, 1).build();
-    vi.spyOn(context.log, 'appendAsFollower').mockImplementation(() => {
+    const { context, append } = await followerFetching(recordsOf(0, 2, ['a', 'b']), 2);
+    append.mockImplementation(() => {
       throw error;
     });
-    await context.poll();
-    const request = context.assertSentFetchRequest({ epoch: 2, fetchOffset: 0, lastFetchedEpoch: 0 });
-    context.deliverResponse(
-      request,
-      context.fetchResponse({
-        epoch: 2,
-        leaderId: 1,
-        highWatermark: 2,
-        records: recordsOf(0, 2, ['a', 'b']),
-      }),
-    );
     await expect(context.poll()).rejects.toBe(error);
   });
 
   it('records that do not start at the log end are rejected the same way', async () => {
-    const context = await RaftClientTestContext.builder(0, [0, 1, 2]).withElectedLeader(2, 1).build();
-    const append = vi.spyOn(context.log, 'appendAsFollower');
-    await context.poll();
-    const request = context.assertSentFetchRequest({ epoch: 2, fetchOffset: 0, lastFetchedEpoch: 0 });
-    context.deliverResponse(
-      request,
-      context.fetchResponse({ epoch: 2, leaderId: 1, highWatermark: 7, records: recordsOf(5, 2, ['x']) }),
-    );
+    const { context, append } = await followerFetching(recordsOf(5, 2, ['x']), 7);
     await context.poll();
     expect(append.mock.results).toMatchObject([
       { type: 'return', value: { kind: 'rejected', reason: 'invalid' } },
@@ -592,21 +583,11 @@ describe('bad records from the network', () => {
   });
 
   it('a fetch whose second batch is corrupt appends neither batch', async () => {
-    const context = await RaftClientTestContext.builder(0, [0, 1, 2]).withElectedLeader(2, 1).build();
-    await context.poll();
-    const request = context.assertSentFetchRequest({ epoch: 2, fetchOffset: 0, lastFetchedEpoch: 0 });
-    const corrupt = Buffer.from(recordsOf(2, 2, ['c']).buffer());
-    corrupt[corrupt.length - 1] = (corrupt[corrupt.length - 1] ?? 0) ^ 0xff;
-    const records = Buffer.concat([recordsOf(0, 2, ['a', 'b']).buffer(), corrupt]);
-    context.deliverResponse(
-      request,
-      context.fetchResponse({
-        epoch: 2,
-        leaderId: 1,
-        highWatermark: 3,
-        records: MemoryRecords.readableRecords(records),
-      }),
-    );
+    const records = Buffer.concat([
+      recordsOf(0, 2, ['a', 'b']).buffer(),
+      withCorruptLastByte(recordsOf(2, 2, ['c'])),
+    ]);
+    const { context } = await followerFetching(MemoryRecords.readableRecords(records), 3);
     await context.poll();
     expect(context.log.endOffset()).toBe(0);
     expect(context.client.highWatermark()).toBeUndefined();

@@ -280,26 +280,8 @@ describe('KafkaRaftClient on the real RaftLog (MemoryFileSystem)', () => {
       .withElectedLeader(epoch, 0)
       .withLogFactory(realLogFactory())
       .build();
-    await context.poll();
-    const fetch = context.assertSentFetchRequest({ epoch, fetchOffset: 0, lastFetchedEpoch: 0 });
-    context.deliverResponse(
-      fetch,
-      context.fetchResponse({ epoch, leaderId: 0, highWatermark: snapshotId.offset, snapshotId }),
-    );
-    await context.poll();
-    const [request] = context.sentRequests(RaftApiKey.FETCH_SNAPSHOT);
-    context.deliverResponse(
-      request!,
-      context.fetchSnapshotResponse({
-        epoch,
-        leaderId: 0,
-        snapshotId,
-        size: bytes.length,
-        position: 0,
-        bytes,
-      }),
-    );
-    await context.poll();
+    await context.startSnapshotDownload(epoch, 0, snapshotId);
+    await context.downloadSnapshot(epoch, 0, snapshotId, bytes);
     expect(context.log.startOffset()).toBe(snapshotId.offset);
     expect(context.listener.loadedSnapshots).toEqual([snapshotId]);
     const next = context.assertSentFetchRequest({

@@ -4,7 +4,6 @@ import type { MockLog } from '../test/kit/mock-log.js';
 import { RaftClientTestContext, recordsOf } from '../test/kit/raft-client-test-context.js';
 import { InvalidSnapshotError } from './errors/invalid-snapshot-error.js';
 import { RaftApiKey } from './kafka-raft-client.js';
-import type { OffsetAndEpoch } from './ports/raft-log.js';
 import { FollowerState } from './states/follower-state.js';
 
 /** A lone-voter leader with `values` committed one per batch, and a snapshot at the HWM. */
@@ -22,7 +21,9 @@ async function leaderWithSnapshot(values: readonly string[], voters = [0]) {
   const writer = context.client.createSnapshot({ offset: highWatermark, epoch }, 1234)!;
   writer.append(values.map((value) => Buffer.from(`state:${value}`)));
   writer.freeze();
-  return { context, epoch, snapshotId: { offset: highWatermark, epoch } };
+  const snapshotId = { offset: highWatermark, epoch };
+  const snapshotBytes = (context.log.readSnapshot(snapshotId)!.records() as { buffer(): Buffer }).buffer();
+  return { context, epoch, snapshotId, snapshotBytes };
 }
 
 describe('createSnapshot', () => {
@@ -165,51 +166,25 @@ describe('snapshots served by the leader', () => {
   });
 });
 
-/** Answers the follower's FetchSnapshot requests with `bytes` in 40-byte chunks, polling after each. */
-async function downloadSnapshot(
-  context: RaftClientTestContext,
-  epoch: number,
-  snapshotId: OffsetAndEpoch,
-  bytes: Buffer,
-): Promise<void> {
-  let position = 0;
-  while (position < bytes.length) {
-    const [request] = context.sentRequests(RaftApiKey.FETCH_SNAPSHOT);
-    expect(request).toBeDefined();
-    const chunk = bytes.subarray(position, position + 40);
-    context.deliverResponse(
-      request!,
-      context.fetchSnapshotResponse({
-        epoch,
-        leaderId: 0,
-        snapshotId,
-        size: bytes.length,
-        position,
-        bytes: chunk,
-      }),
-    );
-    position += chunk.length;
-    await context.poll();
-  }
+/**
+ * Node `localId` (of voters 0, 1, 2; leader 0) has downloaded leader 0's snapshot of three
+ * values, and its freeze is held: the driver has not reported it durable.
+ */
+async function downloadedAndFreezing(localId: number) {
+  const { epoch, snapshotId, snapshotBytes } = await leaderWithSnapshot(['a', 'b', 'c']);
+  const context = await RaftClientTestContext.builder(localId, [0, 1, 2]).withElectedLeader(epoch, 0).build();
+  await context.startSnapshotDownload(epoch, 0, snapshotId);
+  context.holdSnapshotInstalls();
+  await context.downloadSnapshot(epoch, 0, snapshotId, snapshotBytes, 40);
+  return { context, epoch, snapshotId };
 }
 
 describe('snapshots fetched by a follower', () => {
   it('downloads the snapshot the leader names, installs it, and the listener loads it first', async () => {
-    const leader = await leaderWithSnapshot(['a', 'b', 'c']);
-    const snapshotBytes = (
-      leader.context.log.readSnapshot(leader.snapshotId)!.records() as { buffer(): Buffer }
-    ).buffer();
-    const { snapshotId } = leader;
-    const epoch = leader.epoch;
+    const { epoch, snapshotId, snapshotBytes } = await leaderWithSnapshot(['a', 'b', 'c']);
     const context = await RaftClientTestContext.builder(5, [0, 1, 2]).withElectedLeader(epoch, 0).build();
-    await context.poll();
-    const fetch = context.assertSentFetchRequest({ epoch, fetchOffset: 0, lastFetchedEpoch: 0 });
-    context.deliverResponse(
-      fetch,
-      context.fetchResponse({ epoch, leaderId: 0, highWatermark: snapshotId.offset, snapshotId }),
-    );
-    await context.poll();
-    await downloadSnapshot(context, epoch, snapshotId, snapshotBytes);
+    await context.startSnapshotDownload(epoch, 0, snapshotId);
+    await context.downloadSnapshot(epoch, 0, snapshotId, snapshotBytes, 40);
     expect(context.log.startOffset()).toBe(snapshotId.offset);
     expect(context.log.endOffset()).toBe(snapshotId.offset);
     expect(context.client.highWatermark()).toBe(snapshotId.offset);
@@ -235,21 +210,7 @@ describe('snapshots fetched by a follower', () => {
   });
 
   it('sends no Fetch and shows nothing of a downloaded snapshot until the driver reports it durable (ADR 0039)', async () => {
-    const leader = await leaderWithSnapshot(['a', 'b', 'c']);
-    const snapshotBytes = (
-      leader.context.log.readSnapshot(leader.snapshotId)!.records() as { buffer(): Buffer }
-    ).buffer();
-    const { snapshotId, epoch } = leader;
-    const context = await RaftClientTestContext.builder(5, [0, 1, 2]).withElectedLeader(epoch, 0).build();
-    await context.poll();
-    const fetch = context.assertSentFetchRequest({ epoch, fetchOffset: 0, lastFetchedEpoch: 0 });
-    context.deliverResponse(
-      fetch,
-      context.fetchResponse({ epoch, leaderId: 0, highWatermark: snapshotId.offset, snapshotId }),
-    );
-    await context.poll();
-    context.holdSnapshotInstalls();
-    await downloadSnapshot(context, epoch, snapshotId, snapshotBytes);
+    const { context, epoch, snapshotId } = await downloadedAndFreezing(5);
     expect(context.pendingSnapshotInstallCount()).toBe(1);
     // Past every backoff: still no Fetch (it would name the old end, or the snapshot's before it
     // is durable), and the log, the high watermark and the listeners are as before the download.
@@ -269,16 +230,65 @@ describe('snapshots fetched by a follower', () => {
     context.assertSentFetchRequest({ epoch, fetchOffset: snapshotId.offset, lastFetchedEpoch: epoch });
   });
 
+  it('a voter whose freeze outlasts its fetch timeout campaigns on the log it has, then installs at the report', async () => {
+    const { context, epoch, snapshotId } = await downloadedAndFreezing(1);
+    context.sleep(RaftClientTestContext.FETCH_TIMEOUT_MS);
+    await context.poll();
+    // The pre-vote names the durable log, not the snapshot still being frozen.
+    expect(context.client.quorumState().isProspective()).toBe(true);
+    context.assertSentVoteRequests({ epoch, lastEpoch: 0, lastOffset: 0, preVote: true, count: 2 });
+    // The report lands in another state: the snapshot (committed records only) is installed all
+    // the same, without a follower's high watermark, and no Fetch leaves from a Prospective.
+    await context.completeSnapshotInstalls();
+    await context.poll();
+    expect(context.client.quorumState().isProspective()).toBe(true);
+    expect([context.log.startOffset(), context.log.endOffset()]).toEqual([
+      snapshotId.offset,
+      snapshotId.offset,
+    ]);
+    expect(context.sentRequests(RaftApiKey.FETCH)).toEqual([]);
+    // Its next pre-vote names the installed snapshot.
+    context.sleep(RaftClientTestContext.REQUEST_TIMEOUT_MS + RaftClientTestContext.RETRY_BACKOFF_MS);
+    await context.poll();
+    await context.poll();
+    context.assertSentVoteRequests({
+      epoch,
+      lastEpoch: snapshotId.epoch,
+      lastOffset: snapshotId.offset,
+      preVote: true,
+      count: 2,
+    });
+  });
+
+  it('an observer that loses its leader mid-freeze sends no discovery Fetch until the report (ADR 0039)', async () => {
+    const { context, epoch, snapshotId } = await downloadedAndFreezing(5);
+    // A candidate of a newer epoch: the observer forgets the leader (Unattached) and would ask a
+    // voter who leads, reporting its fetch offset.
+    context.deliverRequest(
+      RaftApiKey.VOTE,
+      context.voteRequest({ epoch: epoch + 1, candidateId: 1, lastEpoch: epoch, lastOffset: 100 }),
+      1,
+    );
+    for (let round = 0; round < 5; round += 1) {
+      context.sleep(RaftClientTestContext.RETRY_BACKOFF_MS * 4);
+      await context.poll();
+    }
+    expect(context.client.quorumState().isUnattached()).toBe(true);
+    expect(context.sentRequests(RaftApiKey.FETCH)).toEqual([]);
+    await context.completeSnapshotInstalls();
+    await context.poll();
+    expect(context.log.startOffset()).toBe(snapshotId.offset);
+    context.assertSentFetchRequest({
+      epoch: epoch + 1,
+      fetchOffset: snapshotId.offset,
+      lastFetchedEpoch: epoch,
+    });
+  });
+
   it('abandons a download the leader no longer has and fetches again', async () => {
     const context = await RaftClientTestContext.builder(1, [0, 1, 2]).withElectedLeader(3, 0).build();
-    await context.poll();
-    const fetch = context.assertSentFetchRequest({ epoch: 3, fetchOffset: 0, lastFetchedEpoch: 0 });
     const snapshotId = { offset: 10, epoch: 3 };
-    context.deliverResponse(
-      fetch,
-      context.fetchResponse({ epoch: 3, leaderId: 0, highWatermark: 10, snapshotId }),
-    );
-    await context.poll();
+    await context.startSnapshotDownload(3, 0, snapshotId);
     const [request] = context.sentRequests(RaftApiKey.FETCH_SNAPSHOT);
     context.deliverResponse(
       request!,
@@ -300,18 +310,7 @@ describe('snapshots fetched by a follower', () => {
 describe('a snapshot download at shutdown', () => {
   it('is closed when the graceful shutdown completes, so no .part file stays open', async () => {
     const context = await RaftClientTestContext.builder(1, [0, 1, 2]).withElectedLeader(3, 0).build();
-    await context.poll();
-    const fetch = context.assertSentFetchRequest({ epoch: 3, fetchOffset: 0, lastFetchedEpoch: 0 });
-    context.deliverResponse(
-      fetch,
-      context.fetchResponse({
-        epoch: 3,
-        leaderId: 0,
-        highWatermark: 10,
-        snapshotId: { offset: 10, epoch: 3 },
-      }),
-    );
-    await context.poll();
+    await context.startSnapshotDownload(3, 0, { offset: 10, epoch: 3 });
     const follower = context.client.quorumState().state();
     if (!(follower instanceof FollowerState)) throw new Error('not a follower');
     const writer = follower.snapshotDownload();
@@ -327,10 +326,8 @@ describe('a snapshot download at shutdown', () => {
 
 describe('installing a snapshot over an uncommitted tail (sim seed 705)', () => {
   it('drops a newer-epoch tail that ends before the snapshot, then installs it', async () => {
-    const leader = await leaderWithSnapshot(['a', 'b', 'c', 'd']);
-    const { snapshotId } = leader;
+    const { snapshotId, snapshotBytes } = await leaderWithSnapshot(['a', 'b', 'c', 'd']);
     expect(snapshotId).toEqual({ offset: 5, epoch: 1 });
-    const bytes = (leader.context.log.readSnapshot(snapshotId)!.records() as { buffer(): Buffer }).buffer();
     // This follower led epoch 3 with a shorter log: its epoch-3 entries never committed.
     const context = await RaftClientTestContext.builder(0, [0, 1, 2])
       .withElectedLeader(4, 1)
@@ -338,25 +335,12 @@ describe('installing a snapshot over an uncommitted tail (sim seed 705)', () => 
       .appendToLog(3, ['stale', 'tail'])
       .build();
     await context.poll();
-    const fetch = context.assertSentFetchRequest({ epoch: 4, fetchOffset: 3, lastFetchedEpoch: 3 });
-    context.deliverResponse(
-      fetch,
-      context.fetchResponse({ epoch: 4, leaderId: 1, highWatermark: 5, snapshotId }),
+    context.answerFetch(
+      { epoch: 4, fetchOffset: 3, lastFetchedEpoch: 3 },
+      { epoch: 4, leaderId: 1, highWatermark: 5, snapshotId },
     );
     await context.poll();
-    const [request] = context.sentRequests(RaftApiKey.FETCH_SNAPSHOT);
-    context.deliverResponse(
-      request!,
-      context.fetchSnapshotResponse({
-        epoch: 4,
-        leaderId: 1,
-        snapshotId,
-        size: bytes.length,
-        position: 0,
-        bytes,
-      }),
-    );
-    await context.poll();
+    await context.downloadSnapshot(4, 1, snapshotId, snapshotBytes);
     expect([context.log.startOffset(), context.log.endOffset(), context.log.lastFetchedEpoch()]).toEqual([
       5, 5, 1,
     ]);
@@ -367,35 +351,20 @@ describe('installing a snapshot over an uncommitted tail (sim seed 705)', () => 
 
 describe('installing a snapshot that ends exactly at a diverging log end', () => {
   it('drops the diverging entries and installs the snapshot', async () => {
-    const leader = await leaderWithSnapshot(['a', 'b']);
-    const { snapshotId } = leader;
+    const { snapshotId, snapshotBytes } = await leaderWithSnapshot(['a', 'b']);
     expect(snapshotId).toEqual({ offset: 3, epoch: 1 });
-    const bytes = (leader.context.log.readSnapshot(snapshotId)!.records() as { buffer(): Buffer }).buffer();
     const context = await RaftClientTestContext.builder(0, [0, 1, 2])
       .withElectedLeader(4, 1)
       .appendToLog(1, ['a'])
       .appendToLog(3, ['x', 'y'])
       .build();
     await context.poll();
-    const fetch = context.assertSentFetchRequest({ epoch: 4, fetchOffset: 3, lastFetchedEpoch: 3 });
-    context.deliverResponse(
-      fetch,
-      context.fetchResponse({ epoch: 4, leaderId: 1, highWatermark: 3, snapshotId }),
+    context.answerFetch(
+      { epoch: 4, fetchOffset: 3, lastFetchedEpoch: 3 },
+      { epoch: 4, leaderId: 1, highWatermark: 3, snapshotId },
     );
     await context.poll();
-    const [request] = context.sentRequests(RaftApiKey.FETCH_SNAPSHOT);
-    context.deliverResponse(
-      request!,
-      context.fetchSnapshotResponse({
-        epoch: 4,
-        leaderId: 1,
-        snapshotId,
-        size: bytes.length,
-        position: 0,
-        bytes,
-      }),
-    );
-    await context.poll();
+    await context.downloadSnapshot(4, 1, snapshotId, snapshotBytes);
     expect([context.log.startOffset(), context.log.endOffset(), context.log.lastFetchedEpoch()]).toEqual([
       3, 3, 1,
     ]);

@@ -291,7 +291,11 @@ export class FollowerFetch {
   /**
    * The downloaded snapshot is durable under its final name, with the log start it sets: announce
    * it and install it. Whatever the state has become since: the snapshot holds committed records
-   * only, and `RaftLog.open` would install it the same way after a restart.
+   * only, and `RaftLog.open` would install it the same way after a restart. Meanwhile the node
+   * fetched nothing and campaigned on its old log, which lacks those committed records (it ends
+   * below the snapshot or diverges from it): such a log wins no election (leader completeness),
+   * so this is never a leader's log. A follower, of any epoch, also takes the snapshot's end as
+   * its high watermark.
    */
   completeSnapshotInstall(snapshotId: OffsetAndEpoch): void {
     this.log.onSnapshotFrozen(snapshotId);

@@ -139,11 +139,6 @@ class ObservedQuorumStateStore implements QuorumStateStore {
 }
 
 /**
- * One log flush in flight, as the driver runs it: it starts after a poll (the log captures the end
- * it covers and issues the fdatasync), and its sync completes when the harness opens the gate,
- * after simulated time. Only then does the log report the covered offset and the driver pass it on.
- */
-/**
  * What a stopped process waits on: it never settles. A new one each time, so the dead log's
  * continuation is garbage with it (one shared promise would keep every crashed log alive).
  */
@@ -151,6 +146,11 @@ function never(): Promise<void> {
   return new Promise<void>(() => undefined);
 }
 
+/**
+ * One log flush in flight, as the driver runs it: it starts after a poll (the log captures the end
+ * it covers and issues the fdatasync), and its sync completes when the harness opens the gate,
+ * after simulated time. Only then does the log report the covered offset and the driver pass it on.
+ */
 class FlushInFlight implements SyncGate {
   /** The log's answer; never rejects (a failure is the error). */
   outcome: Promise<{ offset: number } | { error: unknown }> | undefined;
@@ -588,14 +588,17 @@ export class Cluster {
     }
   }
 
+  /** How long one disk write or sync of `node` takes: drawn from its own random, up to the edge fault's bound. */
+  private drawDiskDelayMs(node: SimulatedNode): number {
+    return this.edgeFaults.flushDelayMaxMs > 0 ? node.random.nextInt(this.edgeFaults.flushDelayMaxMs + 1) : 0;
+  }
+
   private startElectionWrite(running: RunningNode, write: ElectionStateWrite): void {
     if (running.electionWriteInFlight) {
       throw new Error(`election write ${write.id} handed out while another is in flight`);
     }
     running.electionWriteInFlight = true;
-    const node = this.node(running.nodeId);
-    const delayMs =
-      this.edgeFaults.flushDelayMaxMs > 0 ? node.random.nextInt(this.edgeFaults.flushDelayMaxMs + 1) : 0;
+    const delayMs = this.drawDiskDelayMs(this.node(running.nodeId));
     this.scheduler.schedule(delayMs, `election write ${running.nodeId} done`, () =>
       this.completeElectionWrite(running, write),
     );
@@ -623,9 +626,7 @@ export class Cluster {
    * steps made durable (a gated sync never completes for a crashed process).
    */
   private startSnapshotInstall(running: RunningNode, install: SnapshotInstall): void {
-    const node = this.node(running.nodeId);
-    const delayMs =
-      this.edgeFaults.flushDelayMaxMs > 0 ? node.random.nextInt(this.edgeFaults.flushDelayMaxMs + 1) : 0;
+    const delayMs = this.drawDiskDelayMs(this.node(running.nodeId));
     this.scheduler.schedule(delayMs, `snapshot freeze ${running.nodeId} done`, () =>
       this.completeSnapshotInstall(running, install),
     );
@@ -667,8 +668,7 @@ export class Cluster {
     // The log captures its end and issues the sync in its first microtasks: wait for that here,
     // so nothing else runs between this event and the flush's start.
     await Promise.race([flush.issued, outcome]);
-    const delayMs =
-      this.edgeFaults.flushDelayMaxMs > 0 ? node.random.nextInt(this.edgeFaults.flushDelayMaxMs + 1) : 0;
+    const delayMs = this.drawDiskDelayMs(node);
     this.scheduler.schedule(delayMs, `flush ${running.nodeId} done`, () =>
       this.completeFlush(running, flush),
     );

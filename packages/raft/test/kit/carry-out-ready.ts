@@ -24,7 +24,7 @@ const MAX_READY_ROUNDS = 1000;
  * names is written and reported at once, unless `holdWrite` keeps it (a slow disk; the caller
  * reports it later), the messages free to leave go to `channel` in order, and the completions
  * of read barriers and transfers to `completions` (when given), and the downloaded snapshots
- * to make durable to `snapshotInstalls`.
+ * to make durable to `snapshotInstalls` (required once one is handed out).
  */
 export function carryOutReadyAtOnce(
   client: ReadyClient,
@@ -42,8 +42,14 @@ export function carryOutReadyAtOnce(
       else channel.sendResponse(message.request, message.data);
     }
     completions?.push(...ready.completions);
-    // The freeze is asynchronous: the caller carries it out (RaftClientTestContext.poll).
-    if (ready.snapshotInstall !== undefined) snapshotInstalls?.push(ready.snapshotInstall);
+    // The freeze is asynchronous: the caller carries it out (RaftClientTestContext.poll). Dropped,
+    // the follower would never fetch again.
+    if (ready.snapshotInstall !== undefined) {
+      if (snapshotInstalls === undefined) {
+        throw new IllegalStateError('a downloaded snapshot to freeze, and no snapshotInstalls to take it');
+      }
+      snapshotInstalls.push(ready.snapshotInstall);
+    }
     const write = ready.electionState;
     if (write !== undefined && holdWrite?.(write) !== true) {
       // The store is durable when the call returns; its promise carries nothing more.

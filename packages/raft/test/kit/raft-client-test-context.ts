@@ -766,6 +766,69 @@ export class RaftClientTestContext {
   // --- scenarios ----------------------------------------------------------------------------
 
   /**
+   * Follower helper: checks the one Fetch sent (as `assertSentFetchRequest`), answers it with
+   * the leader's `response` (as `fetchResponse`) and returns the request it answered.
+   */
+  answerFetch(
+    expected: { epoch: number; fetchOffset: number; lastFetchedEpoch: number },
+    response: Parameters<RaftClientTestContext['fetchResponse']>[0],
+  ): OutboundRequest {
+    const request = this.assertSentFetchRequest(expected);
+    this.deliverResponse(request, this.fetchResponse(response));
+    return request;
+  }
+
+  /**
+   * Follower helper, from an empty log: the first Fetch is answered with the leader's
+   * `snapshotId`, and the poll after it starts the download (a FetchSnapshot is sent).
+   */
+  async startSnapshotDownload(
+    epoch: number,
+    leaderId: number,
+    snapshotId: OffsetAndEpoch,
+    highWatermark = snapshotId.offset,
+  ): Promise<void> {
+    await this.poll();
+    this.answerFetch(
+      { epoch, fetchOffset: 0, lastFetchedEpoch: 0 },
+      { epoch, leaderId, highWatermark, snapshotId },
+    );
+    await this.poll();
+  }
+
+  /**
+   * Follower helper: answers each FetchSnapshot with the next `chunkBytes` of `bytes`, polling
+   * after each, until the whole snapshot is sent.
+   */
+  async downloadSnapshot(
+    epoch: number,
+    leaderId: number,
+    snapshotId: OffsetAndEpoch,
+    bytes: Buffer,
+    chunkBytes = bytes.length,
+  ): Promise<void> {
+    let position = 0;
+    while (position < bytes.length) {
+      const [request] = this.sentRequests(RaftApiKey.FETCH_SNAPSHOT);
+      check(request !== undefined, () => `no FetchSnapshot request at position ${position}`);
+      const chunk = bytes.subarray(position, position + chunkBytes);
+      this.deliverResponse(
+        request,
+        this.fetchSnapshotResponse({
+          epoch,
+          leaderId,
+          snapshotId,
+          size: bytes.length,
+          position,
+          bytes: chunk,
+        }),
+      );
+      position += chunk.length;
+      await this.poll();
+    }
+  }
+
+  /**
    * From Unattached (voter): times out the election, wins the pre-vote and the vote, and returns
    * the new epoch. Drains every message sent on the way.
    */
