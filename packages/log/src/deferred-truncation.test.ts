@@ -16,6 +16,8 @@ import {
   LEADER_EPOCH_CHECKPOINT_FILE,
   parseLeaderEpochCheckpoint,
 } from './epoch/leader-epoch-checkpoint-file.js';
+import { InvalidLogOperationError } from './errors/log-errors.js';
+import { RECOVERY_POINT_OFFSET_CHECKPOINT_FILE } from './files/recovery-point-checkpoint-file.js';
 import { RaftLog } from './raft-log.js';
 
 const DIR = '/data/metadata';
@@ -385,6 +387,42 @@ describe('a full truncation (a snapshot installed ahead of the log) deferred to 
       // After a roll nothing was flushed: the held appends may be lost, never the install.
       expect([reopened.startOffset(), reopened.lastFetchedEpoch()]).toEqual([100, 4]);
       if (finish === 'close') expect(reopened.endOffset()).toBe(104);
+    }
+  });
+
+  it('settles on close, and on a roll, made while a flush is settling it', async () => {
+    for (const finish of ['close', 'roll'] as const) {
+      for (const pathEnd of [RECOVERY_POINT_OFFSET_CHECKPOINT_FILE, `${LEADER_EPOCH_CHECKPOINT_FILE}.tmp`]) {
+        const { fileSystem, hooks, log } = await flushedLog();
+        fetchedSnapshot(log, 100, 4);
+        expect(log.truncateToLatestSnapshot()).toBe(true);
+        appendEpoch4At100(log);
+        // The flush is inside this file's sync when the close or roll settles the install itself.
+        let settledInside = false;
+        hooks.onNextSyncAsync(pathEnd, () => {
+          settledInside = true;
+          if (finish === 'roll') log.roll();
+          else log.close();
+        });
+        const flushed = log.flush();
+        if (finish === 'roll') {
+          expect(await flushed).toBe(104);
+          expect(log.segmentBaseOffsets()).toEqual([100, 104]);
+        } else {
+          // The close made the install and the held appends durable; the flush it overtook says so.
+          await expect(flushed).rejects.toThrow(
+            new InvalidLogOperationError('the log was closed during the flush'),
+          );
+        }
+        expect(settledInside).toBe(true);
+        fileSystem.crash();
+        const reopened = open(fileSystem);
+        expect([reopened.startOffset(), reopened.endOffset(), reopened.lastFetchedEpoch()]).toEqual([
+          100, 104, 4,
+        ]);
+        expect(readAll(reopened, 'uncommitted').map((batch) => batch.baseOffset)).toEqual([100, 102]);
+        reopened.close();
+      }
     }
   });
 });

@@ -1,3 +1,4 @@
+import { IllegalStateError } from '@kraft/protocol';
 import { MemoryFileSystem } from '@kraft/records';
 import { describe, expect, it } from 'vitest';
 import { InvalidConfigurationError } from '../errors/log-errors.js';
@@ -144,6 +145,26 @@ describe('LeaderEpochCache', () => {
       { epoch: 1, startOffset: 0 },
       { epoch: 2, startOffset: 10 },
       { epoch: 3, startOffset: 20 },
+    ]);
+    expect(cache.hasUnwrittenChanges()).toBe(false);
+  });
+
+  it('refuses a second asynchronous write while one is in flight (they would share the .tmp)', async () => {
+    const fileSystem = new MemoryFileSystem();
+    fileSystem.mkdir('/p');
+    const file = new LeaderEpochCheckpointFile(fileSystem, '/p/leader-epoch-checkpoint');
+    const cache = new LeaderEpochCache(file);
+    cache.assign(1, 0);
+    const first = cache.writeUnwritten();
+    cache.assign(2, 10);
+    await expect(cache.writeUnwritten()).rejects.toThrow(IllegalStateError);
+    await first;
+    expect(file.read()).toEqual([{ epoch: 1, startOffset: 0 }]);
+    // Once the first landed, the next write goes ahead and covers the later change.
+    await cache.writeUnwritten();
+    expect(file.read()).toEqual([
+      { epoch: 1, startOffset: 0 },
+      { epoch: 2, startOffset: 10 },
     ]);
     expect(cache.hasUnwrittenChanges()).toBe(false);
   });

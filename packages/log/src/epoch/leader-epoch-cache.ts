@@ -1,3 +1,4 @@
+import { IllegalStateError } from '@kraft/protocol';
 import type { OffsetAndEpoch } from '../raft-log-types.js';
 import type { EpochEntry, LeaderEpochCheckpointFile } from './leader-epoch-checkpoint-file.js';
 
@@ -21,6 +22,8 @@ export class LeaderEpochCache {
    * it already), as the log's recovery point does with its `checkpointGeneration`.
    */
   private writeGeneration = 0;
+  /** An asynchronous write is under way (two would share the `.tmp`: the second rename fails). */
+  private writing = false;
 
   constructor(
     private readonly checkpoint: LeaderEpochCheckpointFile | undefined,
@@ -167,14 +170,24 @@ export class LeaderEpochCache {
    * unwritten until the write lands, so a `persist` meanwhile writes them synchronously; that write
    * supersedes this one, which then skips its rename (never two writes through the `.tmp` at once).
    * Changes made meanwhile stay unwritten: the caller checks `hasUnwrittenChanges` when it must.
+   * One at a time (the log calls it only inside its chained flushes).
+   *
+   * @throws IllegalStateError while another `writeUnwritten` is in flight.
+   * @throws FileSystemError when the checkpoint write fails.
    */
   async writeUnwritten(): Promise<void> {
+    if (this.writing) throw new IllegalStateError('an epoch checkpoint write is already in flight');
     if (this.checkpoint === undefined) this.unwritten = false;
     if (!this.unwritten || this.checkpoint === undefined) return;
     const generation = this.writeGeneration;
     const entries = this.entries;
     const stillCurrent = (): boolean => generation === this.writeGeneration;
-    await this.checkpoint.writeAsync(entries, stillCurrent);
+    this.writing = true;
+    try {
+      await this.checkpoint.writeAsync(entries, stillCurrent);
+    } finally {
+      this.writing = false;
+    }
     if (stillCurrent() && this.entries === entries) this.unwritten = false;
   }
 

@@ -26,8 +26,8 @@ export class LogCorruptionError extends KRaftError {
 
 /** A call the log's state forbids: truncating below the high watermark, a snapshot above it. */
 export class InvalidLogOperationError extends KRaftError {
-  constructor(message: string) {
-    super('INVALID_REQUEST', message);
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('INVALID_REQUEST', message, options);
   }
 }
 

@@ -1150,44 +1150,52 @@ export class SegmentedLog {
 
   private async flushNow(): Promise<number> {
     this.ensureOpen();
-    this.throwCheckpointFailure();
-    await this.settlePendingTruncation();
-    const target = this.logEndOffsetValue;
-    this.truncatedDuringFlush = Number.POSITIVE_INFINITY;
-    // The epochs of the batches below `target` durable before those batches are synced and
-    // reported (ADR 0033): until then a batch of a new epoch is at or above the recovery point,
-    // where recovery cuts it as a torn tail. No truncation is pending here (settled just above,
-    // no await since), so these entries never describe a cut the files do not hold yet.
-    await this.epochCache.writeUnwritten();
-    if (this.directoryDirty) {
-      this.directoryDirty = false;
-      // Every full truncation whose files changed (none still pending) is durable after this sync.
-      const restarts =
-        this.pendingTruncation?.restartOffset === undefined ? this.restarts : this.durableRestarts;
-      await this.fileSystem.syncDirectoryAsync(this.directory).catch((error: unknown) => {
-        this.directoryDirty = true;
-        throw error;
-      });
-      this.durableRestarts = Math.max(this.durableRestarts, restarts);
-    }
-    for (const segment of this.segments.all().filter((each) => each.hasUnflushedData())) {
-      try {
-        await segment.flushAsync();
-      } catch (error) {
-        // A segment deleted by a truncation meanwhile has nothing left to make durable.
-        if (!segment.deleted) {
-          segment.markUnflushed();
+    try {
+      this.throwCheckpointFailure();
+      await this.settlePendingTruncation();
+      const target = this.logEndOffsetValue;
+      this.truncatedDuringFlush = Number.POSITIVE_INFINITY;
+      // The epochs of the batches below `target` durable before those batches are synced and
+      // reported (ADR 0033): until then a batch of a new epoch is at or above the recovery point,
+      // where recovery cuts it as a torn tail. No truncation is pending here (settled just above,
+      // no await since), so these entries never describe a cut the files do not hold yet.
+      await this.epochCache.writeUnwritten();
+      if (this.directoryDirty) {
+        this.directoryDirty = false;
+        // Every full truncation whose files changed (none still pending) is durable after this sync.
+        const restarts =
+          this.pendingTruncation?.restartOffset === undefined ? this.restarts : this.durableRestarts;
+        await this.fileSystem.syncDirectoryAsync(this.directory).catch((error: unknown) => {
+          this.directoryDirty = true;
           throw error;
+        });
+        this.durableRestarts = Math.max(this.durableRestarts, restarts);
+      }
+      for (const segment of this.segments.all().filter((each) => each.hasUnflushedData())) {
+        try {
+          await segment.flushAsync();
+        } catch (error) {
+          // A segment deleted by a truncation meanwhile has nothing left to make durable.
+          if (!segment.deleted) {
+            segment.markUnflushed();
+            throw error;
+          }
         }
       }
+      const durable = Math.min(target, this.truncatedDuringFlush, this.logEndOffsetValue);
+      this.flushedOffset = Math.max(this.flushedOffset, durable);
+      // Safe before the checkpoint catches up: it still holds the target, which is <= what is durable.
+      if (this.recoveryTarget !== undefined && this.flushedOffset >= this.recoveryTarget)
+        this.finishRecovery(this.flushedOffset);
+      this.scheduleRecoveryPointWrite();
+      return this.flushedOffset;
+    } catch (error) {
+      // close() settled, synced and closed everything itself meanwhile: what failed here is a
+      // file it closed, not the disk. Say that, once, instead of an EBADF.
+      if (this.closed)
+        throw new InvalidLogOperationError('the log was closed during the flush', { cause: error });
+      throw error;
     }
-    const durable = Math.min(target, this.truncatedDuringFlush, this.logEndOffsetValue);
-    this.flushedOffset = Math.max(this.flushedOffset, durable);
-    // Safe before the checkpoint catches up: it still holds the target, which is <= what is durable.
-    if (this.recoveryTarget !== undefined && this.flushedOffset >= this.recoveryTarget)
-      this.finishRecovery(this.flushedOffset);
-    this.scheduleRecoveryPointWrite();
-    return this.flushedOffset;
   }
 
   /**
