@@ -5,5 +5,5 @@
 #   bin/kraft-dump-log.sh --json --files a.log,00000000000000000100-0000000002.checkpoint
 # Exit 0 when every file decodes, 1 at a bad file, 2 on a bad command line.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/exec-with-tsx.sh"
-exec_with_tsx kraft-dump-log.sh src/dump-log/main.ts "$@"
+source "$(dirname "${BASH_SOURCE[0]}")/exec-entry.sh"
+exec_entry kraft-dump-log.sh dump-log/main "$@"

@@ -2,5 +2,5 @@
 # Starts one node of a KRaft quorum running Kafka's __raft_performance_test workload:
 #   bin/test-kraft-server-start.sh --config config/kraft.properties --replica-directory-id b8tRS7h4TJ2Vt43Dp85v2A
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/exec-with-tsx.sh"
-exec_with_tsx test-kraft-server-start.sh src/main.ts "$@"
+source "$(dirname "${BASH_SOURCE[0]}")/exec-entry.sh"
+exec_entry test-kraft-server-start.sh main "$@"

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { closeSync, createWriteStream, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -13,6 +13,20 @@ export const START_SCRIPT = join(
   'bin',
   'test-kraft-server-start.sh',
 );
+
+/**
+ * What the start script runs now: `built` (dist/, from `pnpm build`, newer than every source) or
+ * `source` (TypeScript through tsx), as its own `kraft_entry_mode` decides (bin/exec-entry.sh).
+ */
+export function testServerEntryMode(): 'built' | 'source' {
+  const binDirectory = join(START_SCRIPT, '..');
+  const mode = execFileSync(
+    'bash',
+    ['-c', 'source "$1/exec-entry.sh" && kraft_entry_mode "$1/.." main', 'entry-mode', binDirectory],
+    { encoding: 'utf8' },
+  ).trim();
+  return mode === 'built' ? 'built' : 'source';
+}
 
 /** The fields of the test server's stats line the runners follow (its README, "What a node does"). */
 export interface NodeStatus {

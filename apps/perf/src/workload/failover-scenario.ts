@@ -1,3 +1,4 @@
+import { testServerEntryMode } from '../support/test-server-process.js';
 import { type LocalNode, LocalQuorum, raftWorkloadArguments } from './local-quorum.js';
 import type { PerfOptions } from './perf-command-line.js';
 import { formatNumber, type MarkdownSummary, verdictOf } from './results.js';
@@ -39,6 +40,12 @@ export interface FailoverScenarioResult {
   readonly failures: readonly string[];
   readonly options: FailoverScenarioOptions;
   readonly resolutionMs: number;
+  /**
+   * From the quorum's launch to the first stats line of a leader every node knows (the runner's
+   * clock), and what the nodes ran: built JavaScript or the sources through tsx. Older results
+   * have neither.
+   */
+  readonly startup?: { readonly launchToLeaderMs: number; readonly entry: 'built' | 'source' };
   readonly trials: readonly FailoverTrial[];
 }
 
@@ -94,12 +101,17 @@ export async function runFailoverScenario(options: FailoverScenarioOptions): Pro
     serverArguments: raftWorkloadArguments(options.throughputRecordsPerSecond, options.recordSizeBytes),
     statsIntervalMs: STATS_INTERVAL_MS,
   };
+  const entry = testServerEntryMode();
   return LocalQuorum.run(quorumOptions, async (quorum) => {
     const failures: string[] = [];
     if (options.nodeCount < 3) failures.push('failover needs at least 3 nodes');
     const trials: FailoverTrial[] = [];
+    let startup: FailoverScenarioResult['startup'];
     if (failures.length === 0) {
       await quorum.waitForLeader(LEADER_TIMEOUT_MS);
+      // The nodes were launched one after the other: the first one's launch starts the clock.
+      const launchToLeaderMs = Math.max(...quorum.nodes.map((node) => node.millisecondsSinceLaunch()));
+      startup = { launchToLeaderMs, entry };
       await sleep(STEADY_MS);
       for (let trial = 0; trial < options.trials; trial += 1)
         trials.push(await runTrial(quorum, options.signal ?? 'KILL'));
@@ -112,6 +124,7 @@ export async function runFailoverScenario(options: FailoverScenarioOptions): Pro
       failures,
       options,
       resolutionMs: STATS_INTERVAL_MS,
+      ...(startup === undefined ? {} : { startup }),
       trials,
     };
   });
@@ -122,13 +135,23 @@ export function failoverSummary(result: FailoverScenarioResult): MarkdownSummary
   return {
     title: `failover: SIG${options.signal ?? 'KILL'} to the leader, ${result.trials.length} trials, ${options.nodeCount} nodes, ${formatNumber(options.throughputRecordsPerSecond)} × ${options.recordSizeBytes} B/s`,
     verdict: verdictOf(result),
-    rows: result.trials.map(
-      (trial, index) =>
-        [
-          `trial ${index + 1}: node ${trial.killedNodeId} (epoch ${trial.killedEpoch}) → node ${trial.newLeaderId} (epoch ${trial.newEpoch})`,
-          `elected ${formatNumber(trial.electedMs / 1000, 2)} s, first commit ${formatNumber(trial.firstCommitMs / 1000, 2)} s`,
-        ] as const,
-    ),
+    rows: [
+      ...(result.startup === undefined
+        ? []
+        : [
+            [
+              `start-up (${result.startup.entry === 'built' ? 'built JavaScript' : 'sources through tsx'})`,
+              `launch → a leader every node knows ${formatNumber(result.startup.launchToLeaderMs / 1000, 2)} s`,
+            ] as const,
+          ]),
+      ...result.trials.map(
+        (trial, index) =>
+          [
+            `trial ${index + 1}: node ${trial.killedNodeId} (epoch ${trial.killedEpoch}) → node ${trial.newLeaderId} (epoch ${trial.newEpoch})`,
+            `elected ${formatNumber(trial.electedMs / 1000, 2)} s, first commit ${formatNumber(trial.firstCommitMs / 1000, 2)} s`,
+          ] as const,
+      ),
+    ],
     notes: [
       `times from the signal to the first stats line showing it (lines every ${result.resolutionMs} ms, so up to that much late)`,
     ],

@@ -76,6 +76,8 @@ describe('pnpm perf', () => {
       expect(trial?.newEpoch).toBeGreaterThan(trial?.killedEpoch as number);
       expect(trial?.electedMs).toBeGreaterThan(0);
       expect(trial?.firstCommitMs).toBeGreaterThanOrEqual(trial?.electedMs as number);
+      expect(result.startup?.launchToLeaderMs).toBeGreaterThan(0);
+      expect(['built', 'source']).toContain(result.startup?.entry);
     },
   );
 

@@ -1,0 +1,71 @@
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+const EXEC_ENTRY_SCRIPT = join(import.meta.dirname, '..', 'bin', 'exec-entry.sh');
+const PACKAGES = ['log', 'metadata', 'protocol', 'raft', 'records', 'transport-tcp'];
+const BUILT_AT = new Date('2026-01-02T00:00:00Z');
+const EDITED_BEFORE = new Date('2026-01-01T00:00:00Z');
+const EDITED_AFTER = new Date('2026-01-03T00:00:00Z');
+
+/** A repository tree shaped like this one: the app's and every package's sources and builds. */
+function makeTree(root: string): { appDir: string; source: (path: string) => string } {
+  const appDir = join(root, 'apps', 'test-server');
+  const file = (path: string, time: Date): void => {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, '');
+    utimesSync(path, time, time);
+  };
+  copyFileSync(EXEC_ENTRY_SCRIPT, join(root, 'exec-entry.sh'));
+  file(join(appDir, 'src', 'main.ts'), EDITED_BEFORE);
+  file(join(appDir, 'dist', 'main.js'), BUILT_AT);
+  for (const name of PACKAGES) {
+    file(join(root, 'packages', name, 'src', 'index.ts'), EDITED_BEFORE);
+    file(join(root, 'packages', name, 'dist', 'index.js'), BUILT_AT);
+  }
+  return { appDir, source: (path) => join(root, path) };
+}
+
+function entryMode(root: string, appDir: string, environment: NodeJS.ProcessEnv = {}): string {
+  const script = `source "${join(root, 'exec-entry.sh')}" && kraft_entry_mode "${appDir}" main`;
+  const { KRAFT_FROM_SOURCE: _ignored, ...inherited } = process.env;
+  return execFileSync('bash', ['-c', script], {
+    encoding: 'utf8',
+    env: { ...inherited, ...environment },
+  }).trim();
+}
+
+describe('bin/exec-entry.sh picks the built entry only when it is current', () => {
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'kraft-exec-entry-'));
+  });
+  afterEach(() => {
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('runs the build when every dist is newer than every source', () => {
+    const { appDir } = makeTree(root);
+    expect(entryMode(root, appDir)).toBe('built');
+  });
+
+  it('falls back to the sources when one was edited after the oldest build', () => {
+    for (const edited of ['apps/test-server/src/main.ts', 'packages/raft/src/index.ts']) {
+      const { appDir, source } = makeTree(root);
+      utimesSync(source(edited), EDITED_AFTER, EDITED_AFTER);
+      expect(entryMode(root, appDir)).toBe('source');
+    }
+  });
+
+  it('falls back when the app or a package has no build, or KRAFT_FROM_SOURCE is set', () => {
+    for (const missing of ['apps/test-server/dist/main.js', 'packages/metadata/dist/index.js']) {
+      const { appDir, source } = makeTree(root);
+      rmSync(source(missing));
+      expect(entryMode(root, appDir)).toBe('source');
+    }
+    const { appDir } = makeTree(root);
+    expect(entryMode(root, appDir, { KRAFT_FROM_SOURCE: '1' })).toBe('source');
+  });
+});
