@@ -20,6 +20,7 @@ export {
   encodeControlRecordValue,
 } from './control-records.js';
 export { crc32c } from './crc32c.js';
+export { CodecUnavailableError } from './errors/codec-unavailable-error.js';
 export { CompressionError } from './errors/compression-error.js';
 export { CorruptRecordError } from './errors/corrupt-record-error.js';
 export { FileSystemError } from './errors/file-system-error.js';

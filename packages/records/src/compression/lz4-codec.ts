@@ -1,5 +1,6 @@
-import { compressFrameSync } from 'lz4-napi';
+import type * as Lz4 from 'lz4-napi';
 import { CompressionError } from '../errors/compression-error.js';
+import { codecModule } from './codec-module.js';
 import { checkDecompressedSize } from './decompression-limit.js';
 
 /**
@@ -28,8 +29,10 @@ const BLOCK_MAX_SIZES: Readonly<Record<number, number>> = {
   7: 4 * 1024 * 1024,
 };
 
+const lz4 = codecModule<typeof Lz4>('lz4-napi');
+
 export function lz4Compress(data: Uint8Array): Buffer {
-  return compressFrameSync(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+  return lz4().compressFrameSync(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
 }
 
 function fail(reason: string): never {

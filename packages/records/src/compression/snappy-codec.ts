@@ -1,5 +1,6 @@
-import { compressSync, uncompressSync } from 'snappy';
+import type * as Snappy from 'snappy';
 import { CompressionError } from '../errors/compression-error.js';
+import { codecModule } from './codec-module.js';
 import { checkDecompressedSize } from './decompression-limit.js';
 
 /**
@@ -14,8 +15,10 @@ const XERIAL_HEADER_SIZE_BYTES = 16;
 /** xerial's default block size, which Kafka uses: uncompressed bytes per framed chunk. */
 const XERIAL_BLOCK_SIZE_BYTES = 32 * 1024;
 const MAX_LENGTH_VARINT_BYTES = 5;
+const snappy = codecModule<typeof Snappy>('snappy');
 
 export function snappyCompress(data: Uint8Array): Buffer {
+  const { compressSync } = snappy();
   const chunks: Buffer[] = [XERIAL_HEADER];
   const source = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   for (let start = 0; start < source.length; start += XERIAL_BLOCK_SIZE_BYTES) {
@@ -72,6 +75,8 @@ function rawUncompressedLength(block: Buffer): number {
 
 function decompressRawBlock(block: Buffer, maxOutputBytes: number): Buffer {
   checkDecompressedSize('snappy', rawUncompressedLength(block), maxOutputBytes);
+  // Resolved outside the try: a codec that cannot load is not a corrupt block.
+  const { uncompressSync } = snappy();
   try {
     return uncompressSync(block, { asBuffer: true }) as Buffer;
   } catch (error) {

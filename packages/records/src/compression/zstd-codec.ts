@@ -1,6 +1,7 @@
-import { init as initWasm, compress as wasmCompress } from '@bokuweb/zstd-wasm';
-import { decompress as fzstdDecompress } from 'fzstd';
+import type * as ZstdWasm from '@bokuweb/zstd-wasm';
+import type * as Fzstd from 'fzstd';
 import { CompressionError } from '../errors/compression-error.js';
+import { codecModule } from './codec-module.js';
 import { checkDecompressedSize } from './decompression-limit.js';
 
 /**
@@ -23,14 +24,19 @@ const BLOCK_TYPE_RESERVED = 3;
 const MIN_WINDOW_LIMIT_BYTES = 8 * 1024 * 1024;
 const DEFAULT_LEVEL = 3;
 
+const zstdWasm = codecModule<typeof ZstdWasm>('@bokuweb/zstd-wasm');
+const fzstd = codecModule<typeof Fzstd>('fzstd');
+
 let encoderReady = false;
 let initializing: Promise<void> | undefined;
 
 /** Loads the zstd encoder (WebAssembly). Idempotent; needed once before building zstd batches. */
 export function initializeZstd(): Promise<void> {
-  initializing ??= initWasm().then(() => {
-    encoderReady = true;
-  });
+  initializing ??= Promise.resolve()
+    .then(() => zstdWasm().init())
+    .then(() => {
+      encoderReady = true;
+    });
   return initializing;
 }
 
@@ -48,7 +54,7 @@ export function zstdCompress(data: Uint8Array, level = DEFAULT_LEVEL): Buffer {
       'zstd: the encoder is not initialised; await initializeZstd() once at startup',
     );
   }
-  const compressed = wasmCompress(data, level);
+  const compressed = zstdWasm().compress(data, level);
   return Buffer.from(compressed.buffer, compressed.byteOffset, compressed.byteLength);
 }
 
@@ -57,9 +63,11 @@ export function zstdDecompress(data: Uint8Array, maxOutputBytes: number): Buffer
   // A compressed block's bound (128 KiB) can overshoot the real size, so the bound is allowed one
   // block of slack and the exact size is checked after decoding.
   checkDecompressedSize('zstd', upperBound - MAX_BLOCK_SIZE_BYTES, maxOutputBytes);
+  // Resolved outside the try: a codec that cannot load is not a corrupt frame.
+  const { decompress } = fzstd();
   let output: Uint8Array;
   try {
-    output = fzstdDecompress(data);
+    output = decompress(data);
   } catch (error) {
     throw new CompressionError(`zstd: ${error instanceof Error ? error.message : String(error)}`, {
       cause: error,
