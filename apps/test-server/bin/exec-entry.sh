@@ -9,31 +9,32 @@
 # The packages the test server imports: their dist/ must be built for the built entry to run.
 KRAFT_ENTRY_PACKAGES=(log metadata protocol raft records transport-tcp)
 
-# Prints `built` when <app dir>/dist/<entry>.js and every package's dist/index.js exist and no
-# TypeScript source of the app or those packages is newer than the oldest of them; else `source`.
+# Whether <built file> exists and no TypeScript source under <source dir> is newer than it. Each
+# package is compared with its own build (tsup bundles only the package's own sources), because
+# turbo leaves a package whose build came from its cache with the older dist: one "oldest build"
+# for all would send every launch after an edit and a rebuild to the sources.
+kraft_build_current() {
+  local source_dir="$1" built="$2"
+  [[ -f "$built" && -z "$(find "$source_dir" -name '*.ts' -newer "$built" -print -quit)" ]]
+}
+
+# Prints `built` when <app dir>/dist/<entry>.js and every package's dist/index.js exist, each no
+# older than its own TypeScript sources; else `source`.
 kraft_entry_mode() {
   local app_dir="$1" entry="$2"
-  local repository_dir oldest="$app_dir/dist/$entry.js" built
+  local repository_dir
   repository_dir="$(cd "$app_dir/../.." && pwd)"
-  if [[ -n "${KRAFT_FROM_SOURCE:-}" || ! -f "$oldest" ]]; then
+  if [[ -n "${KRAFT_FROM_SOURCE:-}" ]] || ! kraft_build_current "$app_dir/src" "$app_dir/dist/$entry.js"; then
     echo source
     return
   fi
-  local source_dirs=("$app_dir/src")
   for package in "${KRAFT_ENTRY_PACKAGES[@]}"; do
-    built="$repository_dir/packages/$package/dist/index.js"
-    if [[ ! -f "$built" ]]; then
+    if ! kraft_build_current "$repository_dir/packages/$package/src" "$repository_dir/packages/$package/dist/index.js"; then
       echo source
       return
     fi
-    [[ "$built" -ot "$oldest" ]] && oldest="$built"
-    source_dirs+=("$repository_dir/packages/$package/src")
   done
-  if [[ -n "$(find "${source_dirs[@]}" -name '*.ts' -newer "$oldest" -print -quit)" ]]; then
-    echo source
-  else
-    echo built
-  fi
+  echo built
 }
 
 exec_entry() {

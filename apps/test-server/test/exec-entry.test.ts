@@ -59,6 +59,15 @@ describe('bin/exec-entry.sh picks the built entry only when it is current', () =
     }
   });
 
+  it('runs the build when a package was edited and rebuilt while another kept an older cached build', () => {
+    const { appDir, source } = makeTree(root);
+    const rebuiltAt = new Date('2026-01-04T00:00:00Z');
+    utimesSync(source('packages/raft/src/index.ts'), EDITED_AFTER, EDITED_AFTER);
+    utimesSync(source('packages/raft/dist/index.js'), rebuiltAt, rebuiltAt);
+    utimesSync(source('apps/test-server/dist/main.js'), rebuiltAt, rebuiltAt);
+    expect(entryMode(root, appDir)).toBe('built');
+  });
+
   it('falls back when the app or a package has no build, or KRAFT_FROM_SOURCE is set', () => {
     for (const missing of ['apps/test-server/dist/main.js', 'packages/metadata/dist/index.js']) {
       const { appDir, source } = makeTree(root);
