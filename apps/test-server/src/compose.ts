@@ -1,7 +1,7 @@
 /**
  * The composition root: the only place real implementations are wired together (CONVENTIONS
- * C2). config → log-dir lock → TcpNetworkChannel (listener bound first, + outbound client) →
- * storage format check → RaftLog on NodeFileSystem → FileQuorumStateStore → KafkaRaftClient →
+ * C2). config → bootstrap checkpoint check → log-dir lock → TcpNetworkChannel (listener bound
+ * first, + outbound client) → storage format check → RaftLog on NodeFileSystem → FileQuorumStateStore → KafkaRaftClient →
  * RaftDriver → workload and listener → stats. DescribeQuorum is answered by the raft client
  * besides Kafka's test-server APIs.
  */
@@ -30,19 +30,24 @@ import { type CommandLineOptions, MAXIMUM_SEED } from './cli/command-line.js';
 import { ConfigError } from './config/config-error.js';
 import type { ServerConfig, VoterEndpoint } from './config/server-config.js';
 import { MetadataWorkload } from './metadata/metadata-workload.js';
+import {
+  PERFORMANCE_TEST_TOPIC_ID,
+  PERFORMANCE_TEST_TOPIC_NAME,
+  PERFORMANCE_TEST_TOPIC_PARTITION,
+} from './performance-test-topic.js';
 import { CommitStats } from './stats/commit-stats.js';
 import { STATS_INTERVAL_MS, StatsReporter } from './stats/stats-reporter.js';
+import { logDirectoryClusterId, requireStaticBootstrapCheckpoint } from './storage/server-log-directory.js';
 import { CumulativeLatency } from './workload/cumulative-latency.js';
 import { RaftWorkloadGenerator } from './workload/raft-workload-generator.js';
 import { openHistoryFile, WorkloadHistory } from './workload/workload-history.js';
 import { WorkloadListener } from './workload/workload-listener.js';
 import { timerScheduler } from './workload/workload-scheduler.js';
 
-/** Kafka's TestRaftServer partition; its topic id `Uuid(0, 2)` cannot collide with `__cluster_metadata`'s. */
-export const PERFORMANCE_TEST_TOPIC_NAME = '__raft_performance_test';
-export const PERFORMANCE_TEST_TOPIC_PARTITION = `${PERFORMANCE_TEST_TOPIC_NAME}-0`;
-export const PERFORMANCE_TEST_TOPIC_ID = Uuid.fromLongs(0n, 2n);
-/** Kafka's test server runs with the zero Uuid as its cluster id. */
+/**
+ * Kafka's test server runs with the zero Uuid as its cluster id: what a log dir the server formats
+ * itself is given. A dir formatted by `kraft-storage.sh format` keeps the cluster id it was given.
+ */
 export const TEST_SERVER_CLUSTER_ID = Uuid.ZERO.toString();
 /**
  * Appended-but-uncommitted bytes the workload allows itself (TARGETS §4.6: beyond a few MiB,
@@ -74,12 +79,21 @@ export interface RunningServer {
 }
 
 /**
- * Locks the log directory first (a second server on it stops here, before anything is read),
- * then starts the node on it; the lock is released when the server shuts down or fails to start.
+ * Refuses a dir the server cannot run (a kraft.version 1 bootstrap checkpoint, a config without
+ * static voters) before touching it, then locks the log directory (a second server on it stops
+ * here, before anything else is read) and starts the node on it; the lock is released when the
+ * server shuts down or fails to start.
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  requireStaticVoters(options.config);
   const fileSystem = new NodeFileSystem();
+  // First: a dir formatted for a dynamic quorum also has a config without static voters, and the
+  // checkpoint is the more precise reason (it names the file).
+  requireStaticBootstrapCheckpoint(
+    fileSystem,
+    options.config.metadataLogDir,
+    PERFORMANCE_TEST_TOPIC_PARTITION,
+  );
+  requireStaticVoters(options.config);
   const lock = LogDirectoryLock.acquire(fileSystem, options.config.metadataLogDir);
   try {
     const server = await startLockedServer(options, fileSystem, lock);
@@ -114,18 +128,19 @@ async function startLockedServer(
   // meta.properties, no segment), so the operator fixes the port and starts again unchanged.
   const port = await startListening(channel, config);
   logger.info({ listener: config.controllerListener.name, port, seed }, 'listening');
-  let log: RaftLog;
+  let opened: FormattedLog;
   try {
-    log = openFormattedLog(config, commandLine, fileSystem, lock, logger);
+    opened = openFormattedLog(config, commandLine, fileSystem, lock, logger);
   } catch (error) {
     await channel.close();
     throw error;
   }
+  const { log, identity } = opened;
   const quorumStateStore = new FileQuorumStateStore({
     fileSystem,
     path: quorumStateStorePath(config.metadataLogDir, PERFORMANCE_TEST_TOPIC_PARTITION),
   });
-  const client = createClient({ config, commandLine, logger, log, channel, random, quorumStateStore });
+  const client = createClient({ config, identity, logger, log, channel, random, quorumStateStore });
   const driver = new RaftDriver({
     client,
     log,
@@ -157,9 +172,15 @@ async function startLockedServer(
   };
 }
 
+/** Who the node is on disk: what its log dir's meta.properties holds. */
+interface NodeIdentity {
+  readonly clusterId: string;
+  readonly directoryId: Uuid;
+}
+
 interface ClientParts {
   readonly config: ServerConfig;
-  readonly commandLine: CommandLineOptions;
+  readonly identity: NodeIdentity;
   readonly logger: Logger;
   readonly log: RaftLog;
   readonly channel: TcpNetworkChannel;
@@ -171,8 +192,8 @@ function createClient(parts: ClientParts): KafkaRaftClient {
   const { config } = parts;
   return new KafkaRaftClient({
     nodeId: config.nodeId,
-    directoryId: parts.commandLine.replicaDirectoryId,
-    clusterId: TEST_SERVER_CLUSTER_ID,
+    directoryId: parts.identity.directoryId,
+    clusterId: parts.identity.clusterId,
     voters: VoterSet.fromQuorumVotersConfig(
       config.quorum.voters.map(formatVoter).join(','),
       config.controllerListener.name,
@@ -338,23 +359,40 @@ async function startListening(channel: TcpNetworkChannel, config: ServerConfig):
   }
 }
 
+interface FormattedLog {
+  readonly log: RaftLog;
+  readonly identity: NodeIdentity;
+}
+
+/**
+ * Formats the log dir on first start (the zero cluster id, as Kafka's TestRaftServer) unless
+ * `--require-formatted` says it must be formatted already; a formatted dir (by an earlier start
+ * or by `kraft-storage.sh format`) gives its cluster id, and its directory id when the command
+ * line names none. raft's checks refuse a dir of another node, or of another directory id than
+ * the one given.
+ */
 function openFormattedLog(
   config: ServerConfig,
   commandLine: CommandLineOptions,
   fileSystem: NodeFileSystem,
   lock: LogDirectoryLock,
   logger: Logger,
-): RaftLog {
-  const { formatted } = ensureLogDirectoryFormatted(fileSystem, config.metadataLogDir, {
-    clusterId: TEST_SERVER_CLUSTER_ID,
+): FormattedLog {
+  const directory = config.metadataLogDir;
+  const { clusterId } = logDirectoryClusterId(fileSystem, directory, {
+    requireFormatted: commandLine.requireFormatted === true,
+    unformattedClusterId: TEST_SERVER_CLUSTER_ID,
+  });
+  const { formatted, directoryId } = ensureLogDirectoryFormatted(fileSystem, directory, {
+    clusterId,
     nodeId: config.nodeId,
     directoryId: commandLine.replicaDirectoryId,
   });
   logger.info(
-    { directory: config.metadataLogDir, formatted },
+    { directory, formatted, clusterId, directoryId: directoryId.toString() },
     formatted ? 'formatted log directory' : 'log directory checked',
   );
-  return openLog(config, fileSystem, lock, logger);
+  return { log: openLog(config, fileSystem, lock, logger), identity: { clusterId, directoryId } };
 }
 
 /** Checked before anything touches the disk, so a refused config leaves no trace. */

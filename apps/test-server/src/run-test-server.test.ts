@@ -35,8 +35,8 @@ describe('runTestServer', () => {
 
   it('prints the problem and the usage to stderr and exits 2 on a bad command line', async () => {
     const io = bindings();
-    expect(await runTestServer(['--config', 'x.properties'], io.value)).toBe(2);
-    expect(io.stderr.join('')).toContain("required option '--replica-directory-id <uuid>' not specified");
+    expect(await runTestServer(['--replica-directory-id', 'b8tRS7h4TJ2Vt43Dp85v2A'], io.value)).toBe(2);
+    expect(io.stderr.join('')).toContain("required option '--config <file>' not specified");
     expect(io.stderr.join('')).toContain('Usage: test-kraft-server-start.sh');
   });
 

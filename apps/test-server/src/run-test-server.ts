@@ -67,7 +67,8 @@ async function runUntilStopped(
   logger.info(
     {
       config: options.configPath,
-      directoryId: options.replicaDirectoryId.toString(),
+      directoryId: options.replicaDirectoryId?.toString() ?? null,
+      requireFormatted: options.requireFormatted === true,
       throughput: options.throughputRecordsPerSecond,
       recordSize: options.recordSizeBytes,
       historyFile: options.historyFile ?? null,

@@ -9,7 +9,7 @@ describe('parseCommandLine', () => {
     expect(result.kind).toBe('run');
     if (result.kind !== 'run') return;
     expect(result.options.configPath).toBe('config/kraft.properties');
-    expect(result.options.replicaDirectoryId.toString()).toBe('b8tRS7h4TJ2Vt43Dp85v2A');
+    expect(result.options.replicaDirectoryId?.toString()).toBe('b8tRS7h4TJ2Vt43Dp85v2A');
     expect(result.options.throughputRecordsPerSecond).toBe(5000);
     expect(result.options.recordSizeBytes).toBe(256);
   });
@@ -42,6 +42,16 @@ describe('parseCommandLine', () => {
     expect(withHistory.kind === 'usage-error' && withHistory.message).toContain('no record tags');
   });
 
+  it('takes the directory id from the log dir when --replica-directory-id is omitted, and reads --require-formatted', () => {
+    const result = parseCommandLine(['--config', 'x.properties']);
+    expect(result.kind).toBe('run');
+    expect(result).not.toHaveProperty('options.replicaDirectoryId');
+    expect(result).not.toHaveProperty('options.requireFormatted');
+    const required = parseCommandLine(['--config', 'x.properties', '--require-formatted']);
+    expect(required.kind === 'run' && required.options.requireFormatted).toBe(true);
+    expect(usageText()).toContain('--require-formatted');
+  });
+
   it('returns the help text for --help', () => {
     const result = parseCommandLine(['--help']);
     expect(result.kind).toBe('help');
@@ -51,7 +61,6 @@ describe('parseCommandLine', () => {
 
   it.each([
     [['--replica-directory-id', 'b8tRS7h4TJ2Vt43Dp85v2A'], "'--config <file>' not specified"],
-    [['--config', 'x.properties'], "'--replica-directory-id <uuid>' not specified"],
     [['--config', 'x', '--replica-directory-id', 'not-a-uuid'], '22-character'],
     [['--config', 'x', '--replica-directory-id', 'AAAAAAAAAAAAAAAAAAAAAA'], 'reserved directory id'],
     [[...required, '--throughput', '0'], '--throughput must be an integer in [1,'],

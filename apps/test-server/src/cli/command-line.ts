@@ -1,11 +1,18 @@
 import { KRaftError, Uuid } from '@kraft/protocol';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { isReservedDirectoryId } from '../storage/dynamic-voters.js';
 import { RECORD_TAG_BYTES } from '../workload/workload-history.js';
 
 /** What the server runs with, once the command line is parsed and validated. */
 export interface CommandLineOptions {
   readonly configPath: string;
-  readonly replicaDirectoryId: Uuid;
+  /**
+   * `--replica-directory-id`: the directory id this node must run with. Undefined: the one in the
+   * log dir's meta.properties, or (first start of an unformatted dir) a random one written there.
+   */
+  readonly replicaDirectoryId?: Uuid;
+  /** `--require-formatted`: an unformatted log dir is a fatal error instead of being formatted. */
+  readonly requireFormatted?: boolean;
   readonly throughputRecordsPerSecond: number;
   readonly recordSizeBytes: number;
   /** `--history-file`: tag each record (node, epoch, sequence) and record each append's outcome there. */
@@ -74,8 +81,7 @@ function directoryId(text: string): Uuid {
     const reason = KRaftError.isInstance(error) ? error.message : String(error);
     throw new InvalidArgumentError(`a Kafka Uuid in its 22-character base64url form is expected (${reason})`);
   }
-  // Kafka reserves Uuid(0, 0..99) for special directory ids (unassigned, lost, migrating).
-  if (uuid.mostSignificantBits === 0n && uuid.leastSignificantBits < 100n) {
+  if (isReservedDirectoryId(uuid)) {
     throw new InvalidArgumentError(`'${text}' is a reserved directory id; use a random one`);
   }
   return uuid;
@@ -85,10 +91,14 @@ function buildCommand(): Command {
   return new Command(PROGRAM_NAME)
     .description("Runs one node of a KRaft quorum with Kafka's __raft_performance_test workload")
     .requiredOption('--config <file>', 'server properties file (Kafka key names)')
-    .requiredOption(
+    .option(
       '--replica-directory-id <uuid>',
-      "this node's directory id, a Kafka Uuid such as b8tRS7h4TJ2Vt43Dp85v2A",
+      "this node's directory id, a Kafka Uuid such as b8tRS7h4TJ2Vt43Dp85v2A; when omitted, the one in the log dir's meta.properties (a random one on the first start of an unformatted dir)",
       directoryId,
+    )
+    .option(
+      '--require-formatted',
+      'refuse to start on an unformatted log dir (no meta.properties) instead of formatting it with the zero cluster id; format it first with kraft-storage.sh format',
     )
     .option(
       '--throughput <records/s>',
@@ -150,7 +160,8 @@ export function parseCommandLine(args: readonly string[]): CommandLineResult {
   }
   const values = command.opts<{
     config: string;
-    replicaDirectoryId: Uuid;
+    replicaDirectoryId?: Uuid;
+    requireFormatted?: boolean;
     throughput: number;
     recordSize: number;
     historyFile?: string;
@@ -177,7 +188,8 @@ export function parseCommandLine(args: readonly string[]): CommandLineResult {
     kind: 'run',
     options: {
       configPath: values.config,
-      replicaDirectoryId: values.replicaDirectoryId,
+      ...(values.replicaDirectoryId === undefined ? {} : { replicaDirectoryId: values.replicaDirectoryId }),
+      ...(values.requireFormatted === true ? { requireFormatted: true } : {}),
       throughputRecordsPerSecond: values.throughput,
       recordSizeBytes: values.recordSize,
       ...(values.historyFile === undefined ? {} : { historyFile: values.historyFile }),
