@@ -57,7 +57,8 @@ export interface TestNodeOptions {
   /** For messages and look-ups only; the config decides the real node id. */
   readonly nodeId?: number;
   readonly configPath: string;
-  readonly directoryId: string;
+  /** `--replica-directory-id`; omitted, the server takes the one in the log dir's meta.properties. */
+  readonly directoryId?: string;
   readonly extraArgs?: readonly string[];
   readonly statsIntervalMs?: number;
 }
@@ -79,8 +80,7 @@ export class TestNode {
       [
         '--config',
         options.configPath,
-        '--replica-directory-id',
-        options.directoryId,
+        ...(options.directoryId === undefined ? [] : ['--replica-directory-id', options.directoryId]),
         ...(options.extraArgs ?? []),
       ],
       {
