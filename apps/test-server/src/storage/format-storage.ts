@@ -105,15 +105,9 @@ export function planFormat(
         '--standalone, --initial-controllers, or --no-initial-controllers.',
     );
   }
+  // As Kafka: a node left out of --initial-controllers is formatted as a non-voter (an observer
+  // that can be added later), with a directory id of its own.
   const self = voters?.find((voter) => voter.nodeId === config.nodeId);
-  if (voters !== undefined && self === undefined) {
-    // Not Kafka's rule (Kafka formats a non-voter's dir with a random directory id): a node left
-    // out of its own --initial-controllers is a typo far more often than an intent.
-    throw new StorageRefusedError(
-      `node.id ${config.nodeId} (${options.configPath}) is not one of the --initial-controllers ` +
-        `(${voters.map((voter) => voter.nodeId).join(', ')}); this node takes its directory id from its own entry`,
-    );
-  }
   const directory = config.metadataLogDir;
   const existing = readExistingMetaProperties(context.fileSystem, directory);
   if (existing !== undefined) {
