@@ -8,7 +8,6 @@
 import { randomInt } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { FlushedDataLossError, LogConfig, LogDirectoryLock, type LostFlushedDataPolicy } from '@kraft/log';
-import { Uuid } from '@kraft/protocol';
 import {
   createSystemRandom,
   ensureLogDirectoryFormatted,
@@ -30,6 +29,12 @@ import { type CommandLineOptions, MAXIMUM_SEED } from './cli/command-line.js';
 import { ConfigError } from './config/config-error.js';
 import type { ServerConfig, VoterEndpoint } from './config/server-config.js';
 import { MetadataWorkload } from './metadata/metadata-workload.js';
+import {
+  PERFORMANCE_TEST_TOPIC_ID,
+  PERFORMANCE_TEST_TOPIC_NAME,
+  PERFORMANCE_TEST_TOPIC_PARTITION,
+  TEST_SERVER_CLUSTER_ID,
+} from './performance-test-topic.js';
 import { CommitStats } from './stats/commit-stats.js';
 import { STATS_INTERVAL_MS, StatsReporter } from './stats/stats-reporter.js';
 import { CumulativeLatency } from './workload/cumulative-latency.js';
@@ -38,12 +43,6 @@ import { openHistoryFile, WorkloadHistory } from './workload/workload-history.js
 import { WorkloadListener } from './workload/workload-listener.js';
 import { timerScheduler } from './workload/workload-scheduler.js';
 
-/** Kafka's TestRaftServer partition; its topic id `Uuid(0, 2)` cannot collide with `__cluster_metadata`'s. */
-export const PERFORMANCE_TEST_TOPIC_NAME = '__raft_performance_test';
-export const PERFORMANCE_TEST_TOPIC_PARTITION = `${PERFORMANCE_TEST_TOPIC_NAME}-0`;
-export const PERFORMANCE_TEST_TOPIC_ID = Uuid.fromLongs(0n, 2n);
-/** Kafka's test server runs with the zero Uuid as its cluster id. */
-export const TEST_SERVER_CLUSTER_ID = Uuid.ZERO.toString();
 /**
  * Appended-but-uncommitted bytes the workload allows itself (TARGETS §4.6: beyond a few MiB,
  * latency only measures the queue).
