@@ -1,6 +1,6 @@
 import { KRaftError, type Logger } from '@kraft/protocol';
 import type { FileSystem } from '@kraft/records';
-import { USAGE_EXIT_CODE } from '../cli/command-line.js';
+import { reportHelpOrUsageError } from '../cli/command-line.js';
 import {
   PERFORMANCE_TEST_PARTITION_INDEX,
   PERFORMANCE_TEST_TOPIC_ID,
@@ -50,14 +50,7 @@ export async function runMetadataQuorum(
   bindings: MetadataQuorumBindings,
 ): Promise<number> {
   const commandLine = parseMetadataQuorumCommandLine(argv);
-  if (commandLine.kind === 'help') {
-    bindings.stdoutLine(commandLine.text.trimEnd());
-    return 0;
-  }
-  if (commandLine.kind === 'usage-error') {
-    bindings.stderrText(`${commandLine.message}\n\n${commandLine.usage}`);
-    return USAGE_EXIT_CODE;
-  }
+  if (commandLine.kind !== 'run') return reportHelpOrUsageError(commandLine, bindings);
   try {
     for (const line of await runCommand(commandLine.options, bindings)) bindings.stdoutLine(line);
     return 0;
