@@ -7,6 +7,7 @@ export default defineConfig({
     main: 'src/main.ts',
     'dump-log/main': 'src/dump-log/main.ts',
     'storage/main': 'src/storage/main.ts',
+    'metadata-quorum/main': 'src/metadata-quorum/main.ts',
     quickstart: 'src/quickstart.ts',
   },
   format: ['esm'],

@@ -8,7 +8,7 @@
 import { randomInt } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { FlushedDataLossError, LogConfig, LogDirectoryLock, type LostFlushedDataPolicy } from '@kraft/log';
-import { Uuid } from '@kraft/protocol';
+import type { Uuid } from '@kraft/protocol';
 import {
   createSystemRandom,
   ensureLogDirectoryFormatted,
@@ -34,6 +34,7 @@ import {
   PERFORMANCE_TEST_TOPIC_ID,
   PERFORMANCE_TEST_TOPIC_NAME,
   PERFORMANCE_TEST_TOPIC_PARTITION,
+  TEST_SERVER_CLUSTER_ID,
 } from './performance-test-topic.js';
 import { CommitStats } from './stats/commit-stats.js';
 import { STATS_INTERVAL_MS, StatsReporter } from './stats/stats-reporter.js';
@@ -44,11 +45,6 @@ import { openHistoryFile, WorkloadHistory } from './workload/workload-history.js
 import { WorkloadListener } from './workload/workload-listener.js';
 import { timerScheduler } from './workload/workload-scheduler.js';
 
-/**
- * Kafka's test server runs with the zero Uuid as its cluster id: what a log dir the server formats
- * itself is given. A dir formatted by `kraft-storage.sh format` keeps the cluster id it was given.
- */
-export const TEST_SERVER_CLUSTER_ID = Uuid.ZERO.toString();
 /**
  * Appended-but-uncommitted bytes the workload allows itself (TARGETS §4.6: beyond a few MiB,
  * latency only measures the queue).

@@ -1,6 +1,6 @@
 import { KRaftError } from '@kraft/protocol';
 import type { Logger } from 'pino';
-import { parseCommandLine, USAGE_EXIT_CODE } from './cli/command-line.js';
+import { parseCommandLine, reportHelpOrUsageError } from './cli/command-line.js';
 import { type RunningServer, startServer } from './compose.js';
 import { ConfigError } from './config/config-error.js';
 import { loadServerConfig } from './config/load-server-config.js';
@@ -31,14 +31,7 @@ const HARD_STOP_DEADLINE_MS = 4500;
  */
 export async function runTestServer(args: readonly string[], bindings: ProcessBindings): Promise<number> {
   const parsed = parseCommandLine(args);
-  if (parsed.kind === 'help') {
-    bindings.stdoutLine(parsed.text.trimEnd());
-    return 0;
-  }
-  if (parsed.kind === 'usage-error') {
-    bindings.stderrText(`${parsed.message}\n\n${parsed.usage}`);
-    return USAGE_EXIT_CODE;
-  }
+  if (parsed.kind !== 'run') return reportHelpOrUsageError(parsed, bindings);
   const root = createRootLogger({
     logLevel: bindings.environment['LOG_LEVEL'],
     stderrIsTerminal: bindings.stderrIsTerminal,

@@ -40,6 +40,27 @@ export type CommandLineResult =
 /** Exit code for a command-line mistake, as getopt-style tools use (Kafka's tool exits 1; see README). */
 export const USAGE_EXIT_CODE = 2;
 
+/** What a tool's command line can come to besides running: `--help`, or a usage error. */
+export type HelpOrUsageError =
+  | { readonly kind: 'help'; readonly text: string }
+  | { readonly kind: 'usage-error'; readonly message: string; readonly usage: string };
+
+/**
+ * What every tool here does with those: the help on stdout (exit 0), or the error and the usage
+ * on stderr (exit 2). Returns the exit code.
+ */
+export function reportHelpOrUsageError(
+  result: HelpOrUsageError,
+  output: { readonly stdoutLine: (line: string) => void; readonly stderrText: (text: string) => void },
+): number {
+  if (result.kind === 'help') {
+    output.stdoutLine(result.text.trimEnd());
+    return 0;
+  }
+  output.stderrText(`${result.message}\n\n${result.usage}`);
+  return USAGE_EXIT_CODE;
+}
+
 /** Kafka's TestRaftServer defaults. */
 export const DEFAULT_THROUGHPUT_RECORDS_PER_SECOND = 5000;
 export const DEFAULT_RECORD_SIZE_BYTES = 256;

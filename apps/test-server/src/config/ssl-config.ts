@@ -51,7 +51,25 @@ export function parseListenerSslConfig(
   properties: Readonly<Record<string, string>>,
   listenerName: string,
 ): TlsSettings {
-  const prefix = `listener.name.${listenerName.toLowerCase()}.`;
+  return parseSslSettings(properties, `listener.name.${listenerName.toLowerCase()}.`, listenerName);
+}
+
+/**
+ * The `ssl.*` settings of a client with `security.protocol=SSL` (an admin client's
+ * `--command-config`): the same keys, checks and defaults as a listener's, without the listener
+ * prefix, and the keystore is optional, as in Kafka: it is the client certificate, needed only
+ * by a listener that asks for one.
+ */
+export function parseClientSslConfig(properties: Readonly<Record<string, string>>): TlsSettings {
+  return parseSslSettings(properties, '', undefined);
+}
+
+/** `prefix` is tried before each `ssl.*` key; a keystore is required when `keystoreOwner` (a listener) is named. */
+function parseSslSettings(
+  properties: Readonly<Record<string, string>>,
+  prefix: string,
+  keystoreOwner: string | undefined,
+): TlsSettings {
   const keyOf = (key: string): string => (properties[prefix + key] === undefined ? key : prefix + key);
   const text = (key: string): string | undefined =>
     properties[prefix + key] ?? properties[key] ?? SSL_CONFIG_DEFAULTS[key];
@@ -113,10 +131,10 @@ export function parseListenerSslConfig(
               : keystore.chainKey;
     throw new ConfigError(keyOf(key), key === 'ssl.key.password' ? '[hidden]' : text(key), err.message);
   }
-  if (settings.privateKeyPem === undefined) {
+  if (keystoreOwner !== undefined && settings.privateKeyPem === undefined) {
     fail(
       'ssl.keystore.location',
-      `listener ${listenerName} uses SSL: set ssl.keystore.location, or ssl.keystore.key with ssl.keystore.certificate.chain`,
+      `listener ${keystoreOwner} uses SSL: set ssl.keystore.location, or ssl.keystore.key with ssl.keystore.certificate.chain`,
     );
   }
   return settings;

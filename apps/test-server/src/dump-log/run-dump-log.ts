@@ -1,4 +1,4 @@
-import { USAGE_EXIT_CODE } from '../cli/command-line.js';
+import { reportHelpOrUsageError } from '../cli/command-line.js';
 import { parseDumpLogCommandLine } from './dump-log-command-line.js';
 import { DumpLogError } from './dump-log-error.js';
 import { dumpLogFile } from './log-dump.js';
@@ -18,14 +18,7 @@ export const BAD_FILE_EXIT_CODE = 1;
  */
 export function runDumpLog(argv: readonly string[], bindings: DumpLogBindings): number {
   const commandLine = parseDumpLogCommandLine(argv);
-  if (commandLine.kind === 'help') {
-    bindings.stdoutLine(commandLine.text.trimEnd());
-    return 0;
-  }
-  if (commandLine.kind === 'usage-error') {
-    bindings.stderrText(`${commandLine.message}\n\n${commandLine.usage}`);
-    return USAGE_EXIT_CODE;
-  }
+  if (commandLine.kind !== 'run') return reportHelpOrUsageError(commandLine, bindings);
   const { files, format } = commandLine.options;
   for (const file of files) {
     try {
