@@ -33,13 +33,21 @@ describe('kraft.metrics.* keys', () => {
     expect(metricsEndpoint(defaults.config.metrics, undefined)).toBeUndefined();
     const configured = configFrom('kraft.metrics.port=9404\nkraft.metrics.host=::1');
     expect(configured.unknownKeys).toEqual([]);
-    expect(metricsEndpoint(configured.config.metrics, undefined)).toEqual({ host: '::1', port: 9404 });
+    expect(metricsEndpoint(configured.config.metrics, undefined)).toEqual({
+      host: '::1',
+      port: 9404,
+      portSetting: 'kraft.metrics.port',
+    });
   });
 
   it('--metrics-port overrides kraft.metrics.port and opens the endpoint on its own; port 0 is allowed', () => {
     const { config } = configFrom('kraft.metrics.port=9404');
-    expect(metricsEndpoint(config.metrics, 0)).toEqual({ host: '127.0.0.1', port: 0 });
-    expect(metricsEndpoint(configFrom('').config.metrics, 9500)).toEqual({ host: '127.0.0.1', port: 9500 });
+    expect(metricsEndpoint(config.metrics, 0)).toEqual({
+      host: '127.0.0.1',
+      port: 0,
+      portSetting: '--metrics-port',
+    });
+    expect(metricsEndpoint(configFrom('').config.metrics, 9500)).toMatchObject({ port: 9500 });
   });
 
   it.each([

@@ -15,6 +15,8 @@ export const METRICS_CONFIG_DEFAULTS: Readonly<Record<string, string | undefined
 export interface MetricsEndpointConfig {
   readonly host: string;
   readonly port: number;
+  /** Where the port came from, for the message when it cannot be bound. */
+  readonly portSetting: '--metrics-port' | 'kraft.metrics.port';
 }
 
 /** What the properties say about the endpoint; `port` is undefined when the key is absent. */
@@ -54,6 +56,10 @@ export function metricsEndpoint(
   config: MetricsConfig,
   commandLinePort: number | undefined,
 ): MetricsEndpointConfig | undefined {
-  const port = commandLinePort ?? config.port;
-  return port === undefined ? undefined : { host: config.host, port };
+  if (commandLinePort !== undefined) {
+    return { host: config.host, port: commandLinePort, portSetting: '--metrics-port' };
+  }
+  return config.port === undefined
+    ? undefined
+    : { host: config.host, port: config.port, portSetting: 'kraft.metrics.port' };
 }

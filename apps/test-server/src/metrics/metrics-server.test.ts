@@ -12,7 +12,10 @@ afterEach(async () => {
 });
 
 async function listen(): Promise<MetricsServer> {
-  const server = await MetricsServer.listen({ host: '127.0.0.1', port: 0 }, logger);
+  const server = await MetricsServer.listen(
+    { host: '127.0.0.1', port: 0, portSetting: '--metrics-port' },
+    logger,
+  );
   servers.push(server);
   return server;
 }
@@ -85,11 +88,10 @@ describe('MetricsServer', () => {
     expect((await send(server.port, 'GET', '/metrics')).status).toBe(200);
   });
 
-  it('refuses a port in use with a ConfigError naming kraft.metrics.port', async () => {
+  it('refuses a port in use with a ConfigError naming the setting the port came from', async () => {
     const server = await listen();
-    const error = await MetricsServer.listen({ host: '127.0.0.1', port: server.port }, logger).catch(
-      (caught: unknown) => caught,
-    );
+    const endpoint = { host: '127.0.0.1', port: server.port, portSetting: 'kraft.metrics.port' } as const;
+    const error = await MetricsServer.listen(endpoint, logger).catch((caught: unknown) => caught);
     expect(ConfigError.isConfigError(error)).toBe(true);
     expect((error as ConfigError).key).toBe('kraft.metrics.port');
     expect((error as ConfigError).message).toContain('EADDRINUSE');

@@ -50,7 +50,7 @@ export class MetricsServer {
       if (code === undefined || !LISTEN_CONFIG_ERROR_CODES.has(code)) throw error;
       const host = endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host;
       throw new ConfigError(
-        'kraft.metrics.port',
+        endpoint.portSetting,
         String(endpoint.port),
         `cannot serve metrics on ${host}:${endpoint.port} (${code}: ${(error as Error).message})`,
       );

@@ -104,7 +104,8 @@ export function sampleValue(
   name: string,
   labels: Readonly<Record<string, string>> = {},
 ): number {
-  const family = families.get(name);
+  // A summary's or histogram's `_sum`, `_count` and `_bucket` samples live in the family without the suffix.
+  const family = families.get(name) ?? families.get(name.replace(/_(sum|count|bucket)$/, ''));
   if (family === undefined) throw new Error(`no metric ${name}`);
   const matching = family.samples.filter(
     (sample) =>
