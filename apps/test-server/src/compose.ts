@@ -30,6 +30,9 @@ import { type CommandLineOptions, MAXIMUM_SEED } from './cli/command-line.js';
 import { ConfigError } from './config/config-error.js';
 import type { ServerConfig, VoterEndpoint } from './config/server-config.js';
 import { MetadataWorkload } from './metadata/metadata-workload.js';
+import { metricsEndpoint } from './metrics/metrics-config.js';
+import { MetricsServer } from './metrics/metrics-server.js';
+import { driverMetricsSource, RaftMetricsExporter } from './metrics/raft-metrics-exporter.js';
 import {
   PERFORMANCE_TEST_TOPIC_ID,
   PERFORMANCE_TEST_TOPIC_NAME,
@@ -124,11 +127,13 @@ async function startLockedServer(
   // meta.properties, no segment), so the operator fixes the port and starts again unchanged.
   const port = await startListening(channel, config);
   logger.info({ listener: config.controllerListener.name, port, seed }, 'listening');
+  // Bound before the disk is touched too; it answers 503 until the driver exists.
+  const metricsServer = await startMetricsServer(config, commandLine, logger, channel);
   let opened: FormattedLog;
   try {
     opened = openFormattedLog(config, commandLine, fileSystem, lock, logger);
   } catch (error) {
-    await channel.close();
+    await Promise.all([channel.close(), metricsServer?.close()]);
     throw error;
   }
   const { log, identity } = opened;
@@ -145,6 +150,7 @@ async function startLockedServer(
     time,
     logger,
   });
+  metricsServer?.serve(new RaftMetricsExporter({ source: driverMetricsSource(driver, config.nodeId) }));
   const { workload, reporter } = attachWorkload(options, client, driver);
   client.initialize(time.milliseconds());
   const stopped = driver.start();
@@ -162,7 +168,7 @@ async function startLockedServer(
       try {
         await driver.shutdown(timeoutMs);
       } finally {
-        await channel.close();
+        await Promise.all([channel.close(), metricsServer?.close()]);
       }
     },
   };
@@ -331,6 +337,23 @@ function attachMetadataWorkload(
       workload.close();
     },
   };
+}
+
+/** The opt-in metrics endpoint (`--metrics-port` or `kraft.metrics.port`); on failure the listener is closed. */
+async function startMetricsServer(
+  config: ServerConfig,
+  commandLine: CommandLineOptions,
+  logger: Logger,
+  channel: TcpNetworkChannel,
+): Promise<MetricsServer | undefined> {
+  const endpoint = metricsEndpoint(config.metrics, commandLine.metricsPort);
+  if (endpoint === undefined) return undefined;
+  try {
+    return await MetricsServer.listen(endpoint, logger);
+  } catch (error) {
+    await channel.close();
+    throw error;
+  }
 }
 
 /** Errors of `listen()` that the operator fixes in `listeners` (or by stopping what holds the port). */

@@ -47,6 +47,7 @@ export {
   type KafkaRaftClientOptions,
   RaftApiKey,
   type RaftClientObservableState,
+  type RaftMetrics,
   type RpcVersions,
 } from './kafka-raft-client.js';
 // RaftNode (src/node): the one object an application embeds.

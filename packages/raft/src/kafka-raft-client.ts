@@ -71,9 +71,15 @@ import { QuorumEpochHandler } from './handlers/quorum-epoch-handler.js';
 import { VoteHandler } from './handlers/vote-handler.js';
 import { VoterChangeHandler } from './handlers/voter-change-handler.js';
 import { MAX_BATCH_SIZE_BYTES } from './internals/batch-accumulator.js';
+import { RaftMetricsRecorder } from './internals/raft-metrics-recorder.js';
 import { RecordsSnapshotWriter } from './internals/records-snapshot-writer.js';
 import type { KafkaRaftClientOptions } from './kafka-raft-client-options.js';
-import type { InboundRequest, InboundResponse, NetworkChannel } from './ports/network-channel.js';
+import type {
+  InboundRequest,
+  InboundResponse,
+  NetworkChannel,
+  NodeAddress,
+} from './ports/network-channel.js';
 import type { OffsetAndEpoch, RaftLog } from './ports/raft-log.js';
 import { type QuorumConfig, resolveQuorumConfig } from './quorum-config.js';
 import { QuorumState } from './quorum-state.js';
@@ -85,11 +91,13 @@ import { RaftApiKey } from './rpc/raft-api-key.js';
 import { METADATA_TOPIC } from './rpc/raft-messages.js';
 import { DEFAULT_RPC_VERSIONS } from './rpc/rpc-versions.js';
 import { type TypedInboundResponse, typedRequest, typedResponse } from './rpc/typed-messages.js';
-import { DEFAULT_CONTROLLER_LISTENER_NAME } from './voter-set.js';
+import { LeaderState } from './states/leader-state.js';
+import { DEFAULT_CONTROLLER_LISTENER_NAME, type VoterNode } from './voter-set.js';
 
 // The public names this module has always exported; they now live beside the code that uses them.
 export type { KafkaRaftClientOptions } from './kafka-raft-client-options.js';
 export type { RaftClientObservableState } from './raft-client-observable-state.js';
+export type { RaftMetrics } from './raft-metrics.js';
 export { RaftApiKey } from './rpc/raft-api-key.js';
 export { DEFAULT_RPC_VERSIONS, type RpcVersions } from './rpc/rpc-versions.js';
 
@@ -119,6 +127,8 @@ export class KafkaRaftClient implements RaftClient {
   /** The core's own requests in flight, one per node. */
   private readonly outboundRequests: OutboundRequests;
   private readonly shutdownDeadline = new ShutdownDeadline();
+  /** Counters and latencies for `observableState().metrics`; nothing in the core reads them. */
+  private readonly metrics = new RaftMetricsRecorder();
   private readonly leaderWritePath: LeaderWritePath;
   private readonly fetchHandler: FetchHandler;
   private readonly readBarriers: ReadBarriers;
@@ -168,7 +178,8 @@ export class KafkaRaftClient implements RaftClient {
       quorum,
       shutdownDeadline,
     );
-    this.leaderWritePath = new LeaderWritePath(log);
+    const metrics = this.metrics;
+    this.leaderWritePath = new LeaderWritePath(log, metrics);
     this.fetchHandler = new FetchHandler(identity, quorum, log, validator, outbox, this.leaderWritePath);
     this.readBarriers = new ReadBarriers(quorum, this.fetchHandler, outbox, this.logger);
     this.transitions = new StateTransitions(
@@ -180,6 +191,7 @@ export class KafkaRaftClient implements RaftClient {
       this.leaderWritePath,
       this.fetchHandler,
       this.readBarriers,
+      metrics,
     );
     this.leadershipTransfer = new LeadershipTransfer(quorum, log, this.transitions, outbox, this.logger);
     this.voteHandler = new VoteHandler(identity, quorum, log, validator, outboundRequests, this.transitions);
@@ -199,6 +211,7 @@ export class KafkaRaftClient implements RaftClient {
       this.transitions,
       options.random,
       this.outbox,
+      metrics,
     );
     this.fetchSnapshotHandler = new FetchSnapshotHandler(identity, quorum, log, validator);
     this.describeQuorumHandler = new DescribeQuorumHandler(identity, quorum, validator);
@@ -218,6 +231,7 @@ export class KafkaRaftClient implements RaftClient {
         parkedFetches: this.fetchHandler,
       },
       this.outbox,
+      metrics,
     );
     // Checked with the other options (checkKafkaRaftClientOptions).
     const listenerReadBufferBytes = options.listenerReadBufferBytes ?? MAX_BATCH_SIZE_BYTES;
@@ -256,13 +270,14 @@ export class KafkaRaftClient implements RaftClient {
       throw new RaftLogStateError(`log starts at ${logStart} but no snapshot covers it`);
     }
     for (const node of this.options.voters.voterNodes()) {
-      const address = node.listeners.address(this.identity.listenerName) ?? node.listeners.firstAddress();
+      const address = this.voterAddress(node);
       if (address !== undefined && node.voterKey.id !== this.options.nodeId) {
         this.network.updateEndpoint(node.voterKey.id, address);
       }
     }
     this.quorum.initialize({ offset: this.log.endOffset(), epoch: this.log.lastFetchedEpoch() }, nowMs);
     this.initialized = true;
+    this.metrics.onInitialized(this.quorum.state().name, nowMs);
     this.wasRecoveringLostData = this.quorum.isRecoveringLostData();
     if (this.wasRecoveringLostData) {
       this.logger.warn(
@@ -542,7 +557,10 @@ export class KafkaRaftClient implements RaftClient {
       throw new InvalidSnapshotError(`snapshot end offset ${snapshotId.offset} is not at a batch boundary`);
     }
     const raw = this.log.createNewSnapshot(snapshotId);
-    return raw === undefined ? undefined : new RecordsSnapshotWriter(raw, lastContainedLogTimestamp);
+    if (raw === undefined) return undefined;
+    return new RecordsSnapshotWriter(raw, lastContainedLogTimestamp, MAX_BATCH_SIZE_BYTES, (sizeInBytes) =>
+      this.metrics.onSnapshotGenerated(sizeInBytes, lastContainedLogTimestamp),
+    );
   }
 
   private isBatchAligned(offset: number): boolean {
@@ -577,10 +595,11 @@ export class KafkaRaftClient implements RaftClient {
     return this.quorum;
   }
 
-  /** A snapshot of role, epoch, leader, offsets and commit latency for apps and metrics. */
+  /** A snapshot of role, epoch, leader, offsets, latencies and counters for apps and metrics. */
   observableState(): RaftClientObservableState {
     const state = this.quorum.state();
     const commitLatency = this.leaderWritePath.commitLatency();
+    const voters = this.options.voters;
     return {
       role: state.name,
       epoch: state.epoch,
@@ -592,12 +611,33 @@ export class KafkaRaftClient implements RaftClient {
       lastFlushedOffset: this.log.lastFlushedOffset(),
       recoveringUntilOffset: this.log.recoveringUntilOffset?.(),
       lastFetchedEpoch: this.log.lastFetchedEpoch(),
-      numberOfVoters: this.options.voters.size(),
+      numberOfVoters: voters.size(),
+      numberOfObservers: state instanceof LeaderState ? state.numberOfObservers() : undefined,
+      unknownVoterConnections: this.unknownVoterConnections(),
+      isObserver: this.quorum.isObserver(),
       commitLatencyAvgMs: commitLatency.avgMs,
       commitLatencyMaxMs: commitLatency.maxMs,
       committedBatches: commitLatency.committedBatches,
       isShuttingDown: this.shutdownDeadline.isShuttingDown(),
+      metrics: this.metrics.snapshot(commitLatency),
     };
+  }
+
+  /**
+   * Other voters this node has no address for on its listener (Kafka's
+   * number-unknown-voter-connections): it cannot send them a request until one is known.
+   */
+  private unknownVoterConnections(): number {
+    let unknown = 0;
+    for (const node of this.options.voters.voterNodes()) {
+      if (node.voterKey.id !== this.options.nodeId && this.voterAddress(node) === undefined) unknown += 1;
+    }
+    return unknown;
+  }
+
+  /** Where a voter is reached: its address on this node's listener, else its first one. */
+  private voterAddress(node: VoterNode): NodeAddress | undefined {
+    return node.listeners.address(this.identity.listenerName) ?? node.listeners.firstAddress();
   }
 
   // --- requests -----------------------------------------------------------------------------

@@ -1,3 +1,4 @@
+import type { RaftMetrics } from './raft-metrics.js';
 import type { StateName } from './states/epoch-state.js';
 
 /** What apps and metrics can read at any time (Kafka's raft-metrics). */
@@ -14,9 +15,17 @@ export interface RaftClientObservableState {
   readonly recoveringUntilOffset: number | undefined;
   readonly lastFetchedEpoch: number;
   readonly numberOfVoters: number;
+  /** The leader's observers (Kafka's number-of-observers); undefined when this node does not lead. */
+  readonly numberOfObservers: number | undefined;
+  /** Other voters this node has no address for (Kafka's number-unknown-voter-connections). */
+  readonly unknownVoterConnections: number;
+  /** This node is not a voter (or is recovering lost data as a non-voting observer). */
+  readonly isObserver: boolean;
   /** Commit latency: time from a leader append to its commit, over committed batches. */
   readonly commitLatencyAvgMs: number | undefined;
   readonly commitLatencyMaxMs: number | undefined;
   readonly committedBatches: number;
   readonly isShuttingDown: boolean;
+  /** Counters and latency totals since the client was built. */
+  readonly metrics: RaftMetrics;
 }

@@ -52,6 +52,18 @@ describe('parseCommandLine', () => {
     expect(usageText()).toContain('--require-formatted');
   });
 
+  it('reads --metrics-port, 0 included; absent, the option is left out', () => {
+    const result = parseCommandLine([...required, '--metrics-port', '9404']);
+    expect(result.kind === 'run' && result.options.metricsPort).toBe(9404);
+    const anyPort = parseCommandLine([...required, '--metrics-port=0']);
+    expect(anyPort.kind === 'run' && anyPort.options.metricsPort).toBe(0);
+    expect(parseCommandLine(required)).not.toHaveProperty('options.metricsPort');
+    const tooHigh = parseCommandLine([...required, '--metrics-port', '65536']);
+    expect(tooHigh.kind === 'usage-error' && tooHigh.message).toContain(
+      '--metrics-port must be an integer in [0, 65535]',
+    );
+  });
+
   it('returns the help text for --help', () => {
     const result = parseCommandLine(['--help']);
     expect(result.kind).toBe('help');

@@ -25,6 +25,8 @@ export interface CommandLineOptions {
   readonly printLatencyHistogram?: boolean;
   /** `--latency-from-intended-send`: commit latency from each append's intended send time (open loop, no coordinated omission). */
   readonly latencyFromIntendedSend?: boolean;
+  /** `--metrics-port`: serve Prometheus metrics on this port (0: any free one), over `kraft.metrics.port`. */
+  readonly metricsPort?: number;
 }
 
 export const WORKLOAD_KINDS = ['raft', 'metadata'] as const;
@@ -156,6 +158,11 @@ function buildCommand(): Command {
       '--latency-from-intended-send',
       'measure commit latency from when the throttler meant each append to go, not when it went (open-loop runs)',
     )
+    .option(
+      '--metrics-port <port>',
+      'serve Prometheus metrics at http://<kraft.metrics.host>:<port>/metrics (0: a free port, logged); overrides kraft.metrics.port',
+      integerInRange('--metrics-port', 0, 65_535),
+    )
     .helpOption('-h, --help', 'print this help and exit')
     .allowExcessArguments(false)
     .exitOverride()
@@ -190,6 +197,7 @@ export function parseCommandLine(args: readonly string[]): CommandLineResult {
     seed?: number;
     printLatencyHistogram?: boolean;
     latencyFromIntendedSend?: boolean;
+    metricsPort?: number;
   }>();
   if (values.historyFile !== undefined && values.workload === 'metadata') {
     return {
@@ -218,6 +226,7 @@ export function parseCommandLine(args: readonly string[]): CommandLineResult {
       ...(values.seed === undefined ? {} : { seed: values.seed }),
       ...(values.printLatencyHistogram === true ? { printLatencyHistogram: true } : {}),
       ...(values.latencyFromIntendedSend === true ? { latencyFromIntendedSend: true } : {}),
+      ...(values.metricsPort === undefined ? {} : { metricsPort: values.metricsPort }),
     },
   };
 }

@@ -2,6 +2,11 @@ import { isIP } from 'node:net';
 import type { NodeAddress } from '@kraft/protocol';
 import { InvalidConfigurationError, VoterSet } from '@kraft/raft';
 import type { TlsSettings } from '@kraft/transport-tcp';
+import {
+  METRICS_CONFIG_DEFAULTS,
+  type MetricsConfig,
+  parseMetricsConfig,
+} from '../metrics/metrics-config.js';
 import { closestKnownKey } from './closest-key.js';
 import {
   type HostAndPort,
@@ -36,6 +41,8 @@ export interface ServerConfig {
   readonly metadataLogDir: string;
   readonly metadataLog: MetadataLogConfig;
   readonly socket: SocketConfig;
+  /** `kraft.metrics.*`: the opt-in Prometheus endpoint (not a Kafka key). */
+  readonly metrics: MetricsConfig;
 }
 
 export interface ListenerEndpoint extends HostAndPort {
@@ -141,6 +148,7 @@ export const SERVER_CONFIG_DEFAULTS: Readonly<Record<string, string | undefined>
   'num.network.threads': '3',
   'num.io.threads': '8',
   ...SSL_CONFIG_DEFAULTS,
+  ...METRICS_CONFIG_DEFAULTS,
 };
 
 /** The security protocols this server speaks (SASL is not implemented). */
@@ -212,6 +220,7 @@ export function parseServerConfig(properties: Readonly<Record<string, string>>):
     metadataLogDir: parseMetadataLogDir(reader),
     metadataLog: parseMetadataLogConfig(reader),
     socket: parseSocketConfig(reader),
+    metrics: parseMetricsConfig(properties),
   };
   const unknownKeys = Object.keys(properties).filter(
     (key) => !(key in SERVER_CONFIG_DEFAULTS) && !isListenerSslKey(key),

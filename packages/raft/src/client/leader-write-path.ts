@@ -1,5 +1,6 @@
 import { invariant } from '@kraft/protocol';
 import { MemoryRecordsBuilder } from '@kraft/records';
+import type { RaftMetricsRecorder } from '../internals/raft-metrics-recorder.js';
 import type { RaftLog } from '../ports/raft-log.js';
 import type { LeaderState } from '../states/leader-state.js';
 
@@ -22,7 +23,10 @@ export class LeaderWritePath {
   private commitLatencyMaxMs: number | undefined;
   private committedBatches = 0;
 
-  constructor(private readonly log: RaftLog) {}
+  constructor(
+    private readonly log: RaftLog,
+    private readonly metrics: Pick<RaftMetricsRecorder, 'onAppendedAsLeader'>,
+  ) {}
 
   /** Appends what the accumulator completed; true when it appended something. */
   maybeAppendBatches(leader: LeaderState, nowMs: number): boolean {
@@ -41,6 +45,7 @@ export class LeaderWritePath {
         () =>
           `appended [${info.firstOffset}, ${info.lastOffset}], accumulator assigned [${batch.baseOffset}, ${batch.lastOffset}]`,
       );
+      this.metrics.onAppendedAsLeader(info.firstOffset, info.lastOffset);
       // Only the commit-latency metric reads these: past the bound the oldest sample is dropped.
       if (this.pendingCommits.length >= MAX_PENDING_COMMITS) this.pendingCommits.shift();
       this.pendingCommits.push({ lastOffset: batch.lastOffset, appendTimeMs: batch.appendTimeMs });
@@ -74,11 +79,13 @@ export class LeaderWritePath {
     readonly avgMs: number | undefined;
     readonly maxMs: number | undefined;
     readonly committedBatches: number;
+    readonly totalMs: number;
   } {
     return {
       avgMs: this.committedBatches === 0 ? undefined : this.commitLatencyTotalMs / this.committedBatches,
       maxMs: this.commitLatencyMaxMs,
       committedBatches: this.committedBatches,
+      totalMs: this.commitLatencyTotalMs,
     };
   }
 }

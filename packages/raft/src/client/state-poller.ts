@@ -1,3 +1,4 @@
+import type { RaftMetricsRecorder } from '../internals/raft-metrics-recorder.js';
 import type { QuorumState } from '../quorum-state.js';
 import type { SnapshotInstallSink } from '../raft-outbox.js';
 import type { RequestManager } from '../request-manager.js';
@@ -24,6 +25,10 @@ export class StatePoller {
     private readonly leaderWritePath: LeaderWritePath,
     private readonly senders: RoleRequestSenders,
     private readonly snapshotInstalls: Pick<SnapshotInstallSink, 'hasPendingSnapshotInstall'>,
+    private readonly metrics: Pick<
+      RaftMetricsRecorder,
+      'onCheckQuorumResignation' | 'onElectionTimeout' | 'onFetchTimeout'
+    >,
   ) {}
 
   pollState(nowMs: number): number {
@@ -67,6 +72,7 @@ export class StatePoller {
         { epoch: leader.epoch },
         'check-quorum expired: a majority has not fetched; resigning',
       );
+      this.metrics.onCheckQuorumResignation();
       this.transitions.resignLeadership(nowMs);
       return 0;
     }
@@ -91,6 +97,7 @@ export class StatePoller {
     const candidate = this.quorum.candidateStateOrThrow();
     if (candidate.hasElectionTimeoutExpired(nowMs)) {
       this.identity.logger.info({ epoch: candidate.epoch }, 'election timed out; back to pre-vote');
+      this.metrics.onElectionTimeout();
       this.transitions.transitionToProspective(nowMs);
       return 0;
     }
@@ -104,6 +111,7 @@ export class StatePoller {
     if (this.transitions.maybeTransitionToCandidate(nowMs)) return 0;
     if (prospective.hasElectionTimeoutExpired(nowMs)) {
       this.identity.logger.info({ epoch: prospective.epoch }, 'pre-vote timed out before a majority granted');
+      this.metrics.onElectionTimeout();
       this.transitions.prospectiveTransitionAfterElectionLoss(nowMs);
       return 0;
     }
@@ -148,6 +156,7 @@ export class StatePoller {
         { epoch: follower.epoch, leaderId: follower.leaderId },
         'fetch timeout: starting pre-vote',
       );
+      this.metrics.onFetchTimeout();
       this.transitions.transitionToProspective(nowMs);
       return 0;
     }

@@ -7,6 +7,7 @@ import {
 } from '@kraft/records';
 import type { Endpoints } from '../endpoints.js';
 import { BatchAccumulator } from '../internals/batch-accumulator.js';
+import type { RaftMetricsRecorder } from '../internals/raft-metrics-recorder.js';
 import type { QuorumState } from '../quorum-state.js';
 import { listenersOf } from '../rpc/raft-messages.js';
 import type { EpochState } from '../states/epoch-state.js';
@@ -35,6 +36,7 @@ export class StateTransitions {
     private readonly leaderWritePath: LeaderWritePath,
     private readonly parkedFetches: ParkedFetches,
     private readonly readBarriers: Pick<ReadBarriers, 'failAll'>,
+    private readonly metrics: Pick<RaftMetricsRecorder, 'onStateChanged' | 'onAppendedAsLeader'>,
   ) {}
 
   // --- elections ----------------------------------------------------------------------------
@@ -76,6 +78,7 @@ export class StateTransitions {
       info.firstOffset === epochStartOffset,
       () => `leader change batch at ${info.firstOffset}, expected ${epochStartOffset}`,
     );
+    this.metrics.onAppendedAsLeader(info.firstOffset, info.lastOffset);
     this.onStateChanged(previous, nowMs);
     this.identity.logger.info({ epoch, epochStartOffset }, 'became leader');
   }
@@ -178,6 +181,7 @@ export class StateTransitions {
   onStateChanged(previous: EpochState, nowMs: number): void {
     const current = this.quorum.state();
     if (previous === current) return;
+    this.metrics.onStateChanged(previous.name, current.name, nowMs);
     if (current.name === 'Prospective' || current.name === 'Candidate' || current.name === 'Leader') {
       // A new election or leadership starts with fresh connections: answers to the previous
       // state's requests are stale, and nothing may block the new round of requests.

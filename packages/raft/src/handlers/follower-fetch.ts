@@ -6,6 +6,7 @@ import type { FollowerLog } from '../client/raft-log-views.js';
 import type { RequestValidator } from '../client/request-validator.js';
 import type { StateTransitions } from '../client/state-transitions.js';
 import { RaftLogStateError } from '../errors/raft-log-state-error.js';
+import type { RaftMetricsRecorder } from '../internals/raft-metrics-recorder.js';
 import type { OffsetAndEpoch } from '../ports/raft-log.js';
 import type { Random } from '../ports/random.js';
 import type { QuorumState } from '../quorum-state.js';
@@ -35,6 +36,7 @@ export class FollowerFetch {
     private readonly transitions: StateTransitions,
     private readonly random: Random,
     private readonly snapshotInstalls: SnapshotInstallSink,
+    private readonly metrics: Pick<RaftMetricsRecorder, 'onAppendedAsFollower' | 'onSnapshotFetched'>,
   ) {}
 
   sendFetchOrFetchSnapshot(follower: FollowerState, destinationId: number, nowMs: number): void {
@@ -217,6 +219,7 @@ export class FollowerFetch {
       );
       return false;
     }
+    this.metrics.onAppendedAsFollower(result.info.firstOffset, result.info.lastOffset);
     if (this.identity.logger.isLevelEnabled('trace')) {
       this.identity.logger.trace(
         { offset: result.info.firstOffset, lastOffset: result.info.lastOffset },
@@ -282,6 +285,7 @@ export class FollowerFetch {
       // The driver freezes it and makes its log start durable off the event loop; nothing acts on
       // it (no Fetch leaves, the log does not show it) until it reports (ADR 0039).
       state.finishSnapshotDownload();
+      this.metrics.onSnapshotFetched(size);
       this.snapshotInstalls.installSnapshot(writer);
     }
     state.resetFetchTimeoutForSuccessfulFetch(nowMs);

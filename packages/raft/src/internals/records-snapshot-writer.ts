@@ -16,6 +16,7 @@ export class RecordsSnapshotWriter implements SnapshotWriter {
   private readonly raw: RawSnapshotWriter;
   private readonly timestamp: number;
   private readonly maxBatchSizeBytes: number;
+  private readonly onFrozen: ((sizeInBytes: number) => void) | undefined;
   private nextOffset = 0;
   private frozen = false;
   private closed = false;
@@ -24,8 +25,11 @@ export class RecordsSnapshotWriter implements SnapshotWriter {
     raw: RawSnapshotWriter,
     lastContainedLogTimestamp: number,
     maxBatchSizeBytes = MAX_BATCH_SIZE_BYTES,
+    /** Told the snapshot's size once it is frozen (the client's snapshot metrics). */
+    onFrozen?: (sizeInBytes: number) => void,
   ) {
     this.raw = raw;
+    this.onFrozen = onFrozen;
     this.snapshotId = raw.snapshotId;
     this.lastContainedLogOffset = raw.snapshotId.offset - 1;
     this.lastContainedLogEpoch = raw.snapshotId.epoch;
@@ -71,7 +75,9 @@ export class RecordsSnapshotWriter implements SnapshotWriter {
     this.nextOffset += 1;
     this.raw.freeze();
     this.frozen = true;
-    return this.raw.sizeInBytes();
+    const sizeInBytes = this.raw.sizeInBytes();
+    this.onFrozen?.(sizeInBytes);
+    return sizeInBytes;
   }
 
   close(): void {

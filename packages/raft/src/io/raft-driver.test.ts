@@ -187,6 +187,20 @@ function request(correlationId: number): InboundRequest {
   return { correlationId, apiKey: 1, apiVersion: 17, data: {}, createdTimeMs: 0, sourceId: 2 };
 }
 
+/** The ports of a driver over fakes, not started. */
+function newDriverPorts() {
+  const client = new FakeClient();
+  const log = new FakeLog();
+  client.log = log;
+  return {
+    client,
+    log,
+    network: new FakeNetwork(),
+    quorumStateStore: new FakeStore(),
+    time: new SystemTime(),
+  };
+}
+
 function newDriver(): {
   driver: RaftDriver;
   client: FakeClient;
@@ -461,6 +475,51 @@ describe('RaftDriver', () => {
     client.shutdownComplete = true;
     log.flushes[0]?.resolve(1);
     await driver.shutdown(1000);
+  });
+
+  it('counts the time it sleeps between turns as poll idle time, and freezes it at the stop', async () => {
+    expect(new RaftDriver(newDriverPorts()).state()).toMatchObject({ pollIdleMs: 0, runningMs: 0 });
+    const { driver, client } = newDriver();
+    client.deadlineDelayMs = 20;
+    await vi.waitFor(() => expect(driver.state().pollIdleMs).toBeGreaterThanOrEqual(40));
+    const running = driver.state();
+    expect(running.pollIdleMs).toBeLessThanOrEqual(running.runningMs);
+    client.shutdownComplete = true;
+    await driver.shutdown(1000);
+    const stopped = driver.state();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(driver.state()).toMatchObject({ pollIdleMs: stopped.pollIdleMs, runningMs: stopped.runningMs });
+  });
+
+  it('does not count the time spent in poll as idle', async () => {
+    // A clock that jumps 1 s during every poll: a poll that keeps the loop busy for that long.
+    let skewMs = 0;
+    const time = { milliseconds: () => Date.now() + skewMs };
+    const client = new FakeClient();
+    const log = new FakeLog();
+    client.log = log;
+    let polls = 0;
+    client.poll = (nowMs: number) => {
+      polls += 1;
+      skewMs += 1000;
+      return nowMs + 5;
+    };
+    const driver = new RaftDriver({
+      client,
+      log,
+      network: new FakeNetwork(),
+      quorumStateStore: new FakeStore(),
+      time,
+    });
+    const stopped = driver.start();
+    await vi.waitFor(() => expect(polls).toBeGreaterThanOrEqual(3));
+    // Each poll counted so far has moved the clock on inside the turn, outside any sleep.
+    const pollsSoFar = polls;
+    const state = driver.state();
+    expect(state.runningMs - state.pollIdleMs).toBeGreaterThanOrEqual(1000 * pollsSoFar);
+    client.shutdownComplete = true;
+    await driver.shutdown(1000);
+    await stopped;
   });
 });
 

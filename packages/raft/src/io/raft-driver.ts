@@ -108,6 +108,14 @@ export interface RaftDriverState {
   readonly logEndOffset: number;
   readonly lastFlushedOffset: number;
   readonly running: boolean;
+  /**
+   * Time the loop has slept waiting for work (a message, a finished flush or write, a deadline)
+   * since `start`: Kafka's poll idle time (poll-idle-ratio-avg is its share of `runningMs`).
+   * Other work of the process (the workload, the sockets) runs while the loop sleeps.
+   */
+  readonly pollIdleMs: number;
+  /** Time since `start` (0 before it), up to the stop once stopped. */
+  readonly runningMs: number;
   /** The core's observable state (its state names: leader, follower, candidate, ...). */
   readonly raft: RaftClientObservableState | undefined;
 }
@@ -230,6 +238,8 @@ export class RaftDriver {
   private shutdownRequested: { deadlineMs: number } | undefined;
   private loop: Promise<void> | undefined;
   private stoppedState: RaftDriverState | undefined;
+  private startedAtMs: number | undefined;
+  private pollIdleMs = 0;
 
   constructor(options: RaftDriverOptions) {
     checkDriverPorts(options);
@@ -256,6 +266,7 @@ export class RaftDriver {
   start(): Promise<void> {
     if (this.loop !== undefined) return this.loop;
     this.running = true;
+    this.startedAtMs = this.time.milliseconds();
     this.client.setWakeupListener(() => this.wake());
     this.loop = this.runLoop();
     return this.loop;
@@ -369,6 +380,9 @@ export class RaftDriver {
       logEndOffset: this.log.endOffset(),
       lastFlushedOffset: this.log.lastFlushedOffset(),
       running: this.running,
+      pollIdleMs: this.pollIdleMs,
+      runningMs:
+        this.startedAtMs === undefined ? 0 : Math.max(0, this.time.milliseconds() - this.startedAtMs),
       raft,
     };
   }
@@ -379,7 +393,9 @@ export class RaftDriver {
         const deadlineMs = this.turn();
         if (this.shutdownRequested !== undefined && this.isShutdownDone()) break;
         if (this.failure !== undefined) throw this.failure;
+        const sleepStartMs = this.time.milliseconds();
         await this.sleepUntil(deadlineMs);
+        this.pollIdleMs += Math.max(0, this.time.milliseconds() - sleepStartMs);
         if (this.failure !== undefined) throw this.failure;
       }
       await this.waitForFlush();

@@ -241,6 +241,11 @@ export class LeaderState implements EpochState {
     return this.voterStates.get(voterId)?.endOffset;
   }
 
+  /** Observers heard from within the observer session timeout (as of the last expiry). */
+  numberOfObservers(): number {
+    return this.observerStates.size;
+  }
+
   /** Drops observers that have not fetched within the observer session timeout. */
   expireObservers(nowMs: number): void {
     for (const [id, state] of this.observerStates) {
