@@ -154,7 +154,6 @@ export class ChaosCluster {
     return this.holder === undefined ? directory : this.holder.view(directory);
   }
 
-  /** The test server's own history of its appends (the append workload). */
   /** The highest high watermark any node ever reported: committed, whatever happened later. */
   maxHighWatermark(): number {
     return Math.max(0, ...[...this.nodes.values()].map((node) => node.maxHighWatermark));
@@ -175,6 +174,7 @@ export class ChaosCluster {
     );
   }
 
+  /** The test server's own history of its appends (the append workload). */
   historyPath(nodeId: number): string {
     return join(this.directory, `n${nodeId}`, 'history.jsonl');
   }
@@ -301,14 +301,19 @@ export class ChaosCluster {
       statsIntervalMs: this.options.statsIntervalMs,
     };
     const workload = this.options.workload;
-    const specific = workload.kind === 'append' ? this.testServer(nodeId, logDirectory) : this.kvNode(nodeId);
+    const specific =
+      workload.kind === 'append'
+        ? this.testServer(nodeId, logDirectory, workload)
+        : this.kvNode(nodeId, workload.plantedBug === 'stale-reads');
     this.nodes.set(nodeId, new ChaosNode({ ...common, ...specific }));
   }
 
   /** A test server with its config file, appending tagged records and recording its history. */
-  private testServer(nodeId: number, logDirectory: string): Pick<ChaosNodeOptions, 'command'> {
-    const workload = this.options.workload;
-    if (workload.kind !== 'append') throw new Error('a test server runs the append workload');
+  private testServer(
+    nodeId: number,
+    logDirectory: string,
+    workload: Extract<ChaosWorkloadSpec, { kind: 'append' }>,
+  ): Pick<ChaosNodeOptions, 'command'> {
     const configPath = join(this.directory, `n${nodeId}`, 'server.properties');
     writeFileSync(configPath, this.serverProperties(nodeId, logDirectory));
     const command = [
@@ -330,8 +335,8 @@ export class ChaosCluster {
   /** A kv-store process on the node's address, configured through its environment. */
   private kvNode(
     nodeId: number,
+    staleLinearizableReads: boolean,
   ): Pick<ChaosNodeOptions, 'command' | 'environment' | 'parseStatus' | 'stdoutPath'> {
-    const workload = this.options.workload;
     const environment = kvNodeEnvironment({
       nodeId,
       directory: this.logDirectory(nodeId),
@@ -340,7 +345,7 @@ export class ChaosCluster {
       raftPort: CONTROLLER_PORT,
       httpPort: KV_HTTP_PORT,
       statusIntervalMs: this.options.statsIntervalMs,
-      staleLinearizableReads: workload.kind === 'kv' && workload.plantedBug === 'stale-reads',
+      staleLinearizableReads,
     });
     this.checkDestinations(nodeId, Object.values(environment).join('\n'));
     return {

@@ -38,7 +38,10 @@ function kvFigures(result: ChaosRunResult): string {
   const check = result.kv?.check;
   if (check === undefined) return 'no history checked';
   const { counts } = check;
-  const keys = check.keys.map((key) => `${key.key} ${key.operations} ops ${key.outcome}`).join(', ');
+  const keys = [...check.keys]
+    .sort((left, right) => left.key.localeCompare(right.key))
+    .map((key) => `${key.key} ${key.operations} ops ${key.outcome}`)
+    .join(', ');
   const states = check.keys.reduce((total, key) => total + (key.exploredStates ?? 0), 0);
   const finalMaps = result.kv?.finalMaps;
   const maps =

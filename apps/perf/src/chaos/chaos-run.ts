@@ -185,7 +185,7 @@ export function settled(cluster: ChaosCluster, offset: number): boolean {
   );
 }
 
-export function describeStatuses(cluster: ChaosCluster): string {
+function describeStatuses(cluster: ChaosCluster): string {
   return [...cluster.nodes.values()]
     .map((node) => {
       const status = node.status;

@@ -20,7 +20,7 @@ export const NAMESPACE_PREFIX = 'kraftchaos-';
 /** The node addresses: 10.213.0.<node id>/32, private, and only inside the run's namespaces. */
 const ADDRESS_BASE = '10.213.0.';
 /** The client namespace's address: in the same private range, and no node id (1-9) maps to it. */
-export const CLIENT_ADDRESS = `${ADDRESS_BASE}100`;
+const CLIENT_ADDRESS = `${ADDRESS_BASE}100`;
 /** The client's endpoint number in link names and in the internal wiring (node ids start at 1). */
 const CLIENT_ENDPOINT = 0;
 /** `ip` and `tc` answer in milliseconds; a hung one means a broken machine, not a slow one. */
