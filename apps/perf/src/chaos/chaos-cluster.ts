@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   appendFileSync,
@@ -10,8 +11,12 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ChaosNode, type FakeClock } from './chaos-node.js';
+import { START_SCRIPT } from '../support/test-server-process.js';
+import { ChaosNode, type ChaosNodeOptions, type FakeClock } from './chaos-node.js';
 import type { Fault } from './chaos-schedule.js';
+import { type CommittedLog, readCommittedLog } from './committed-log.js';
+import { checkDestinations } from './destinations.js';
+import { KV_HTTP_PORT, kvNodeCommand, kvNodeEnvironment, parseKvStatus } from './kv-node.js';
 import { MountHolder } from './mount-holder.js';
 import {
   ChaosNetwork,
@@ -26,12 +31,26 @@ const CONTROLLER_PORT = 9093;
 const PROCESS_FILE = 'processes';
 /** SIGTERM, then SIGKILL after this: the server's own hard stop is 4.5 s. */
 const STOP_GRACE_MS = 8_000;
+/** Bounds the bytes one node's committed log may hold in memory during the check. */
+const MAX_COMMITTED_LOG_BYTES = 512 * 1024 * 1024;
+
+/**
+ * What the nodes run: `append`, test servers appending tagged records (each server records its
+ * own history); `kv`, kv-store processes (`examples/kv-store`) driven by clients in a namespace
+ * of their own, with the stale-read bug planted when `plantedBug` says so (a test-only mode).
+ */
+export type ChaosWorkloadSpec =
+  | {
+      readonly kind: 'append';
+      readonly throughputRecordsPerSecond: number;
+      readonly recordSizeBytes: number;
+    }
+  | { readonly kind: 'kv'; readonly plantedBug?: 'stale-reads' };
 
 export interface ChaosClusterOptions {
   readonly nodeCount: number;
   readonly capabilities: NetworkCapabilities;
-  readonly throughputRecordsPerSecond: number;
-  readonly recordSizeBytes: number;
+  readonly workload: ChaosWorkloadSpec;
   readonly statsIntervalMs: number;
 }
 
@@ -72,9 +91,10 @@ export function removeLeftovers(removeNamespaces: () => string[]): string[] {
 }
 
 /**
- * N test servers, each in its own network namespace with its own address, their log dirs on
- * tmpfs mounts of a mount holder when the machine allows, and the faults of a schedule applied to
- * them. `destroy()` removes everything it made.
+ * N servers (test servers, or kv-store processes), each in its own network namespace with its own
+ * address, their log dirs on tmpfs mounts of a mount holder when the machine allows, and the
+ * faults of a schedule applied to them; for the kv workload, a client namespace joined to every
+ * node. `destroy()` removes everything it made.
  */
 export class ChaosCluster {
   /** Clusters not yet destroyed: a signal handler destroys them before the process exits. */
@@ -83,6 +103,8 @@ export class ChaosCluster {
   readonly network: ChaosNetwork;
   readonly directory: string;
   private readonly holder: MountHolder | undefined;
+  /** Helper processes of the run (the kv workload's clients), killed by `destroy()`. */
+  private readonly helpers = new Set<ChildProcess>();
 
   private constructor(
     network: ChaosNetwork,
@@ -98,7 +120,7 @@ export class ChaosCluster {
 
   static async create(options: ChaosClusterOptions): Promise<ChaosCluster> {
     const nodeIds = Array.from({ length: options.nodeCount }, (_, index) => index + 1);
-    const network = ChaosNetwork.create(nodeIds);
+    const network = ChaosNetwork.create(nodeIds, { client: options.workload.kind === 'kv' });
     let cluster: ChaosCluster | undefined;
     try {
       const holder = options.capabilities.tmpfs ? MountHolder.start() : undefined;
@@ -132,6 +154,27 @@ export class ChaosCluster {
     return this.holder === undefined ? directory : this.holder.view(directory);
   }
 
+  /** The highest high watermark any node ever reported: committed, whatever happened later. */
+  maxHighWatermark(): number {
+    return Math.max(0, ...[...this.nodes.values()].map((node) => node.maxHighWatermark));
+  }
+
+  /** Every node's log below `committedOffset`, read from `partitionDirectory` of its log dir. */
+  committedLogs(committedOffset: number, partitionDirectory: string): Map<number, CommittedLog> {
+    return new Map(
+      this.nodeIds.map((nodeId) => [
+        nodeId,
+        readCommittedLog(
+          this.logDirectoryView(nodeId),
+          committedOffset,
+          MAX_COMMITTED_LOG_BYTES,
+          partitionDirectory,
+        ),
+      ]),
+    );
+  }
+
+  /** The test server's own history of its appends (the append workload). */
   historyPath(nodeId: number): string {
     return join(this.directory, `n${nodeId}`, 'history.jsonl');
   }
@@ -160,6 +203,8 @@ export class ChaosCluster {
         return this.network.cutLink(first, second);
       case 'isolate-node':
         for (const other of this.nodeIds) if (other !== first) this.network.cutLink(first, other);
+        // Isolated from everyone: its clients' requests time out too (ADR 0044).
+        if (this.network.hasClient) this.network.cutClientLink(first);
         return;
       case 'blackhole':
         return this.network.blackhole(first, second);
@@ -184,6 +229,7 @@ export class ChaosCluster {
         return this.network.healLink(first, second);
       case 'isolate-node':
         for (const other of this.nodeIds) if (other !== first) this.network.healLink(first, other);
+        if (this.network.hasClient) this.network.healClientLink(first);
         return;
       case 'blackhole':
         return this.network.removeBlackhole(first, second);
@@ -220,9 +266,20 @@ export class ChaosCluster {
     return new Map(entries);
   }
 
-  /** Kills the nodes and the holder, deletes the namespaces; keeps the dir when `keepDirectory`. */
+  /**
+   * Takes a helper process of the run (one started in the client namespace): its pid is recorded
+   * for the cleanup of a runner that dies, and `destroy()` kills it.
+   */
+  adopt(child: ChildProcess): void {
+    if (child.pid !== undefined) this.recordProcess(child.pid);
+    this.helpers.add(child);
+    child.once('exit', () => this.helpers.delete(child));
+  }
+
+  /** Kills the nodes, the helpers and the holder, deletes the namespaces; keeps the dir when `keepDirectory`. */
   destroy(keepDirectory = false): void {
     ChaosCluster.active.delete(this);
+    for (const child of this.helpers) child.kill('SIGKILL');
     for (const node of this.nodes.values()) {
       node.resume();
       node.signal('SIGKILL');
@@ -233,28 +290,70 @@ export class ChaosCluster {
   }
 
   private addNode(nodeId: number): void {
-    const { options } = this;
-    const nodeDirectory = join(this.directory, `n${nodeId}`);
     const logDirectory = this.logDirectory(nodeId);
     mkdirSync(logDirectory, { recursive: true });
     this.holder?.mountTmpfs(logDirectory);
-    const configPath = join(nodeDirectory, 'server.properties');
-    writeFileSync(configPath, this.serverProperties(nodeId, logDirectory));
-    this.nodes.set(
+    const common = {
       nodeId,
-      new ChaosNode({
-        nodeId,
-        namespace: this.network.namespaceOf(nodeId),
-        mountHolderPid: this.holder?.pid,
-        configPath,
-        directoryId: randomBytes(16).toString('base64url'),
-        historyPath: this.historyPath(nodeId),
-        stderrPath: this.stderrPath(nodeId),
-        throughputRecordsPerSecond: options.throughputRecordsPerSecond,
-        recordSizeBytes: options.recordSizeBytes,
-        statsIntervalMs: options.statsIntervalMs,
-      }),
-    );
+      namespace: this.network.namespaceOf(nodeId),
+      mountHolderPid: this.holder?.pid,
+      stderrPath: this.stderrPath(nodeId),
+      statsIntervalMs: this.options.statsIntervalMs,
+    };
+    const workload = this.options.workload;
+    const specific =
+      workload.kind === 'append'
+        ? this.testServer(nodeId, logDirectory, workload)
+        : this.kvNode(nodeId, workload.plantedBug === 'stale-reads');
+    this.nodes.set(nodeId, new ChaosNode({ ...common, ...specific }));
+  }
+
+  /** A test server with its config file, appending tagged records and recording its history. */
+  private testServer(
+    nodeId: number,
+    logDirectory: string,
+    workload: Extract<ChaosWorkloadSpec, { kind: 'append' }>,
+  ): Pick<ChaosNodeOptions, 'command'> {
+    const configPath = join(this.directory, `n${nodeId}`, 'server.properties');
+    writeFileSync(configPath, this.serverProperties(nodeId, logDirectory));
+    const command = [
+      START_SCRIPT,
+      '--config',
+      configPath,
+      '--replica-directory-id',
+      randomBytes(16).toString('base64url'),
+      '--throughput',
+      String(workload.throughputRecordsPerSecond),
+      '--record-size',
+      String(workload.recordSizeBytes),
+      '--history-file',
+      this.historyPath(nodeId),
+    ];
+    return { command };
+  }
+
+  /** A kv-store process on the node's address, configured through its environment. */
+  private kvNode(
+    nodeId: number,
+    staleLinearizableReads: boolean,
+  ): Pick<ChaosNodeOptions, 'command' | 'environment' | 'parseStatus' | 'stdoutPath'> {
+    const environment = kvNodeEnvironment({
+      nodeId,
+      directory: this.logDirectory(nodeId),
+      addressOf: (id) => this.network.addressOf(id),
+      nodeIds: this.network.nodeIds,
+      raftPort: CONTROLLER_PORT,
+      httpPort: KV_HTTP_PORT,
+      statusIntervalMs: this.options.statsIntervalMs,
+      staleLinearizableReads,
+    });
+    this.checkDestinations(nodeId, Object.values(environment).join('\n'));
+    return {
+      command: kvNodeCommand(),
+      environment,
+      parseStatus: parseKvStatus,
+      stdoutPath: join(this.directory, `n${nodeId}`, 'stdout.log'),
+    };
   }
 
   /**
@@ -274,14 +373,13 @@ export class ChaosCluster {
       `log.dirs=${logDirectory}`,
       '',
     ].join('\n');
-    for (const [, host] of text.matchAll(/([A-Za-z0-9.-]+):\d+/g)) {
-      if (!this.network.owns(host as string)) {
-        throw new Error(
-          `refusing to start node ${nodeId} with destination ${host}: not an address this runner assigned`,
-        );
-      }
-    }
+    this.checkDestinations(nodeId, text);
     return text;
+  }
+
+  /** Every host:port in `text` must be an address this runner assigned, or the node is not started. */
+  private checkDestinations(nodeId: number, text: string): void {
+    checkDestinations(`node ${nodeId}`, text, (host) => this.network.owns(host));
   }
 
   private logDirectory(nodeId: number): string {

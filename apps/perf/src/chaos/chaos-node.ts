@@ -1,4 +1,4 @@
-import { START_SCRIPT, TestServerProcess } from '../support/test-server-process.js';
+import { type NodeStatus, TestServerProcess } from '../support/test-server-process.js';
 
 export { type ExitStatus, type NodeStatus, parseStatus } from '../support/test-server-process.js';
 
@@ -7,12 +7,15 @@ export interface ChaosNodeOptions {
   readonly namespace: string;
   /** A process whose mount namespace holds the node's tmpfs log dir; the node joins it. */
   readonly mountHolderPid: number | undefined;
-  readonly configPath: string;
-  readonly directoryId: string;
-  readonly historyPath: string;
+  /** The server to run inside the namespace: the test server's start script, or a kv-store process. */
+  readonly command: readonly string[];
+  /** Variables the server reads (the kv-store process takes its settings from its environment). */
+  readonly environment?: Readonly<Record<string, string>>;
+  /** Reads the server's status lines; the test server's stats line by default. */
+  readonly parseStatus?: (line: string) => NodeStatus | undefined;
   readonly stderrPath: string;
-  readonly throughputRecordsPerSecond: number;
-  readonly recordSizeBytes: number;
+  /** The server's stdout is appended there too, so a kept run dir shows its status lines. */
+  readonly stdoutPath?: string;
   readonly statsIntervalMs: number;
 }
 
@@ -23,8 +26,8 @@ export interface FakeClock {
 }
 
 /**
- * One test server inside its node's namespace (`ip netns exec`, under `nsenter` into the mount
- * holder when the log dir is a tmpfs), restartable, optionally under faketime, pausable.
+ * One server inside its node's namespace (`ip netns exec`, under `nsenter` into the mount holder
+ * when the log dir is a tmpfs), restartable, optionally under faketime, pausable.
  */
 export class ChaosNode extends TestServerProcess {
   paused = false;
@@ -36,19 +39,6 @@ export class ChaosNode extends TestServerProcess {
   /** With `clock`, the server's wall clock is off by its offset (libfaketime). */
   start(clock?: FakeClock): void {
     const { options } = this;
-    const server = [
-      START_SCRIPT,
-      '--config',
-      options.configPath,
-      '--replica-directory-id',
-      options.directoryId,
-      '--throughput',
-      String(options.throughputRecordsPerSecond),
-      '--record-size',
-      String(options.recordSizeBytes),
-      '--history-file',
-      options.historyPath,
-    ];
     // Only the wall clock jumps: CLOCK_MONOTONIC stays the machine's, so history times compare.
     // The library is preloaded through `env` (which execs): the faketime wrapper would fork, and
     // signals meant for the server would reach the wrapper.
@@ -61,7 +51,7 @@ export class ChaosNode extends TestServerProcess {
             `FAKETIME=${clock.offsetSeconds >= 0 ? '+' : ''}${clock.offsetSeconds}s`,
             'FAKETIME_DONT_FAKE_MONOTONIC=1',
           ];
-    const inNamespace = ['ip', 'netns', 'exec', options.namespace, ...fakeClock, ...server];
+    const inNamespace = ['ip', 'netns', 'exec', options.namespace, ...fakeClock, ...options.command];
     const command =
       options.mountHolderPid === undefined
         ? inNamespace

@@ -5,17 +5,21 @@ import type { ChaosRunResult } from './chaos-run.js';
 import { injectableKinds } from './chaos-run.js';
 import { FAULT_KINDS } from './chaos-schedule.js';
 import { checkHistory } from './history-checker.js';
+import { checkKvHistory } from './kv-check.js';
+import type { KvHistoryEvent } from './kv-history.js';
 
 function result(overrides: Partial<ChaosRunResult>): ChaosRunResult {
   return {
     seed: 7,
     nodeCount: 3,
+    workload: 'append',
     faults: [
       { index: 0, kind: 'kill', startMs: 1000, durationMs: 2000, nodeIds: [1] },
       { index: 1, kind: 'pause', startMs: 5000, durationMs: 2000, nodeIds: [2] },
     ],
     injected: 2,
     check: checkHistory([], []),
+    kv: undefined,
     committedOffset: 10,
     failures: [],
     passed: true,
@@ -38,6 +42,42 @@ describe('chaos report', () => {
       '  lost: x',
       '  kept /tmp/kraftchaos-1-ab (configs, histories, server logs)',
     ]);
+  });
+
+  it("prints a kv run's operations, each key's verdict, the violations and the final maps", () => {
+    const events: KvHistoryEvent[] = [
+      { type: 'invoke', id: 0, clientId: 0, time: 1, input: { type: 'put', key: 'k0', value: '0-0' } },
+      { type: 'ok', id: 0, clientId: 0, time: 2, output: null },
+      { type: 'invoke', id: 1, clientId: 1, time: 3, input: { type: 'get', key: 'k1' } },
+      { type: 'fail', id: 1, clientId: 1, time: 4 },
+      { type: 'invoke', id: 2, clientId: 2, time: 5, input: { type: 'put', key: 'k1', value: '2-0' } },
+      { type: 'info', id: 2, clientId: 2, time: 6 },
+    ];
+    const kv = {
+      clients: { ok: 1, fail: 1, info: 1, attempts: 4, badRequests: 0, foreignRedirects: 0, capped: false },
+      check: checkKvHistory(events),
+      finalMaps: { keys: 2, equal: 2 },
+      plantedBug: undefined,
+    };
+    expect(formatRunLine(result({ workload: 'kv', check: undefined, kv }))).toBe(
+      'PASSED seed 7 nodes 3 kv: faults 2 (kill 1, pause 1); ops 3 (ok 1, fail 1, info 1); keys 2: k0 1 ops linearizable, k1 1 ops linearizable (2 states); violations 0, unknown 0; final maps equal (2 keys, 3 nodes); committed offset 10; 61 s',
+    );
+    const planted = formatRunLine(
+      result({
+        workload: 'kv',
+        check: undefined,
+        kv: { ...kv, plantedBug: 'stale-reads', finalMaps: { keys: 2, equal: 1 } },
+        passed: false,
+      }),
+    );
+    expect(planted).toMatch(
+      /^FAILED seed 7 nodes 3 kv \(planted bug stale-reads\): .*final maps differ on 1 of 2 keys/,
+    );
+    const table = formatSummaryTable([result({ workload: 'kv', check: undefined, kv })]);
+    expect(table.split('\n')[0]).toContain(
+      '| ops | ok | fail | info | keys checked | violations | unknown |',
+    );
+    expect(table.split('\n')[2]).toMatch(/\| 3 \| 1 \| 1 \| 1 \| 2 \| 0 \| 0 \|$/);
   });
 
   it('sums the runs per cluster size in the summary table and lists failed seeds', () => {

@@ -1,20 +1,30 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PollTimeoutError, pollUntil } from '../support/poll-until.js';
-import { ChaosCluster } from './chaos-cluster.js';
+import { ChaosCluster, type ChaosWorkloadSpec } from './chaos-cluster.js';
 import type { ExitStatus } from './chaos-node.js';
 import { createSchedule, describeFault, type Fault, type FaultKind } from './chaos-schedule.js';
-import { type CommittedLog, committedRecords, readCommittedLog } from './committed-log.js';
+import { committedRecords, compareCommittedLogs, TEST_SERVER_PARTITION_DIRECTORY } from './committed-log.js';
 import { checkHistory, type HistoryCheck, type HistoryEvent, parseHistory } from './history-checker.js';
+import { KvDriver, type KvRunReport, type KvWorkloadOptions } from './kv-workload.js';
 import type { NetworkCapabilities } from './network-namespaces.js';
+import type { WorkloadDriver } from './workload-driver.js';
+
+/** The append workload (the default): test servers appending tagged records at a rate. */
+export interface AppendWorkloadOptions {
+  readonly kind: 'append';
+  readonly throughputRecordsPerSecond: number;
+  readonly recordSizeBytes: number;
+}
+
+export type RunWorkloadOptions = AppendWorkloadOptions | KvWorkloadOptions;
 
 export interface ChaosRunOptions {
   readonly seed: number;
   readonly nodeCount: number;
   /** Faults start and heal within this window after the first leader commits. */
   readonly faultWindowMs: number;
-  readonly throughputRecordsPerSecond: number;
-  readonly recordSizeBytes: number;
+  readonly workload: RunWorkloadOptions;
   readonly capabilities: NetworkCapabilities;
   readonly log: (line: string) => void;
 }
@@ -22,9 +32,13 @@ export interface ChaosRunOptions {
 export interface ChaosRunResult {
   readonly seed: number;
   readonly nodeCount: number;
+  readonly workload: RunWorkloadOptions['kind'];
   readonly faults: readonly Fault[];
   readonly injected: number;
+  /** The append workload's history check. */
   readonly check: HistoryCheck | undefined;
+  /** The kv workload's clients, linearizability check and final maps. */
+  readonly kv: KvRunReport | undefined;
   readonly committedOffset: number;
   readonly failures: readonly string[];
   readonly passed: boolean;
@@ -39,8 +53,6 @@ const STARTUP_TIMEOUT_MS = 90_000;
 const SETTLE_TIMEOUT_MS = 90_000;
 const STATS_INTERVAL_MS = 500;
 const POLL_MS = 200;
-/** Bounds the bytes one node's committed log may hold in memory during the check. */
-const MAX_COMMITTED_LOG_BYTES = 512 * 1024 * 1024;
 
 /** The fault kinds this machine can inject: full disks need tmpfs mounts, clock jumps libfaketime. */
 export function injectableKinds(capabilities: NetworkCapabilities, kinds: readonly FaultKind[]): FaultKind[] {
@@ -67,10 +79,16 @@ function describeExit(status: ExitStatus | undefined): string {
   return status.signal === null ? `exit ${status.code}` : `signal ${status.signal}`;
 }
 
+function clusterWorkload(workload: RunWorkloadOptions): ChaosWorkloadSpec {
+  if (workload.kind === 'append') return workload;
+  return workload.plantedBug === undefined ? { kind: 'kv' } : { kind: 'kv', plantedBug: workload.plantedBug };
+}
+
 /**
- * One chaos run: start the quorum, wait for a committing leader, inject the schedule's faults one
- * by one (each healed before the next), heal everything, wait until every node follows one
- * leader past what was committed, stop, then check every node's committed log and the histories.
+ * One chaos run: start the quorum, wait for a committing leader, start the workload, inject the
+ * schedule's faults one by one (each healed before the next), heal everything, wait until every
+ * node follows one leader past what was committed, stop, then check every node's committed log
+ * and what the workload recorded.
  */
 export async function runChaos(
   options: ChaosRunOptions,
@@ -81,8 +99,7 @@ export async function runChaos(
   const cluster = await ChaosCluster.create({
     nodeCount: options.nodeCount,
     capabilities: options.capabilities,
-    throughputRecordsPerSecond: options.throughputRecordsPerSecond,
-    recordSizeBytes: options.recordSizeBytes,
+    workload: clusterWorkload(options.workload),
     statsIntervalMs: STATS_INTERVAL_MS,
   });
   const faults = createSchedule({
@@ -91,9 +108,16 @@ export async function runChaos(
     faultWindowMs: options.faultWindowMs,
     kinds: injectableKinds(options.capabilities, kinds),
   });
+  const driver: AppendDriver | KvDriver =
+    options.workload.kind === 'append'
+      ? new AppendDriver(cluster)
+      : new KvDriver(cluster, options.workload, {
+          seed: options.seed,
+          faultWindowMs: options.faultWindowMs,
+          say,
+        });
   const failures: string[] = [];
   let injected = 0;
-  let check: HistoryCheck | undefined;
   let committedOffset = 0;
   try {
     say(`${options.nodeCount} nodes in ${cluster.network.namePrefix}-*, ${faults.length} faults scheduled`);
@@ -101,16 +125,21 @@ export async function runChaos(
     if (!(await waitFor(() => leaderOf(cluster) !== undefined, STARTUP_TIMEOUT_MS))) {
       throw new Error(`no leader committed within ${STARTUP_TIMEOUT_MS} ms`);
     }
+    await driver.begin();
     injected = await applySchedule(cluster, faults, options.faultWindowMs, say, failures);
-    const healedAt = maxHighWatermark(cluster);
+    driver.endWindow();
+    const healedAt = cluster.maxHighWatermark();
     cluster.healEverything();
-    if (!(await waitFor(() => settled(cluster, healedAt), SETTLE_TIMEOUT_MS))) {
+    await driver.afterHeal(failures);
+    if (await waitFor(() => driver.settled(cluster, healedAt), SETTLE_TIMEOUT_MS)) {
+      await driver.afterSettle(failures);
+    } else {
       failures.push(`not settled ${SETTLE_TIMEOUT_MS} ms after the heal: ${describeStatuses(cluster)}`);
     }
     for (const [nodeId, status] of await cluster.stopAll()) {
       if (status?.code !== 0) failures.push(`node ${nodeId} did not stop cleanly: ${describeExit(status)}`);
     }
-    ({ check, committedOffset } = verify(cluster, failures));
+    committedOffset = await driver.verify(failures);
   } catch (error) {
     failures.push(error instanceof Error ? error.message : String(error));
   } finally {
@@ -120,9 +149,11 @@ export async function runChaos(
   return {
     seed: options.seed,
     nodeCount: options.nodeCount,
+    workload: options.workload.kind,
     faults,
     injected,
-    check,
+    check: driver instanceof AppendDriver ? driver.check : undefined,
+    kv: driver instanceof KvDriver ? driver.report() : undefined,
     committedOffset,
     failures,
     passed,
@@ -138,10 +169,6 @@ export function leaderOf(cluster: ChaosCluster): number | undefined {
     if (status?.role === 'Leader' && (status.highWatermark ?? 0) > 0) return node.options.nodeId;
   }
   return undefined;
-}
-
-export function maxHighWatermark(cluster: ChaosCluster): number {
-  return Math.max(0, ...[...cluster.nodes.values()].map((node) => node.maxHighWatermark));
 }
 
 /** Every node runs, follows one leader of one epoch, and has a high watermark past `offset`. */
@@ -209,54 +236,53 @@ async function applySchedule(
   return injected;
 }
 
-function readHistories(cluster: ChaosCluster): HistoryEvent[] {
-  return cluster.nodeIds.flatMap((nodeId) => {
-    const path = cluster.historyPath(nodeId);
-    return existsSync(path) ? parseHistory(readFileSync(path, 'utf8'), path) : [];
-  });
-}
+/** The append workload: the test servers write and record by themselves from their start. */
+class AppendDriver implements WorkloadDriver {
+  check: HistoryCheck | undefined;
 
-/**
- * The committed offset is the highest high watermark any node reported, or past the last
- * acknowledged record if that is higher. Below it, every node's batches must equal the longest
- * log's byte for byte, a majority must hold all of it, and the histories must check.
- */
-function verify(cluster: ChaosCluster, failures: string[]): { check: HistoryCheck; committedOffset: number } {
-  const events = readHistories(cluster);
-  const lastAcked = Math.max(
-    -1,
-    ...events
-      .filter((event) => event.type === 'ok')
-      .map((event) => (event.firstOffset ?? 0) + event.count - 1),
-  );
-  const committedOffset = Math.max(maxHighWatermark(cluster), lastAcked + 1);
-  const logs = new Map<number, CommittedLog>(
-    cluster.nodeIds.map((nodeId) => [
-      nodeId,
-      readCommittedLog(cluster.logDirectoryView(nodeId), committedOffset, MAX_COMMITTED_LOG_BYTES),
-    ]),
-  );
-  const [referenceId, reference] = [...logs.entries()].reduce((best, entry) =>
-    entry[1].endOffset > best[1].endOffset ? entry : best,
-  );
-  const complete = [...logs.values()].filter((log) => log.endOffset >= committedOffset).length;
-  if (complete <= cluster.nodeIds.length / 2) {
-    failures.push(
-      `only ${complete} of ${cluster.nodeIds.length} nodes hold the committed log up to ${committedOffset}`,
-    );
+  constructor(private readonly cluster: ChaosCluster) {}
+
+  async begin(): Promise<void> {}
+
+  endWindow(): void {}
+
+  async afterHeal(): Promise<void> {}
+
+  settled(cluster: ChaosCluster, offset: number): boolean {
+    return settled(cluster, offset);
   }
-  for (const [nodeId, log] of logs) {
-    const index = log.batches.findIndex(
-      (batch, position) => !batch.bytes.equals(reference.batches[position]?.bytes ?? Buffer.alloc(0)),
+
+  async afterSettle(): Promise<void> {}
+
+  /**
+   * The committed offset is the highest high watermark any node reported, or past the last
+   * acknowledged record if that is higher. Below it, every node's batches must equal the longest
+   * log's byte for byte, a majority must hold all of it, and the histories must check.
+   */
+  async verify(failures: string[]): Promise<number> {
+    const { cluster } = this;
+    const events = this.readHistories();
+    const lastAcked = Math.max(
+      -1,
+      ...events
+        .filter((event) => event.type === 'ok')
+        .map((event) => (event.firstOffset ?? 0) + event.count - 1),
     );
-    if (index >= 0) {
-      const offset = log.batches[index]?.baseOffset;
-      failures.push(
-        `node ${nodeId}'s committed log differs from node ${referenceId}'s at the batch of offset ${offset}`,
-      );
-    }
+    const committedOffset = Math.max(cluster.maxHighWatermark(), lastAcked + 1);
+    const { reference, problems } = compareCommittedLogs(
+      cluster.committedLogs(committedOffset, TEST_SERVER_PARTITION_DIRECTORY),
+      committedOffset,
+    );
+    failures.push(...problems);
+    this.check = checkHistory(events, committedRecords(reference.batches, committedOffset));
+    failures.push(...this.check.problems);
+    return committedOffset;
   }
-  const check = checkHistory(events, committedRecords(reference.batches, committedOffset));
-  for (const problem of check.problems) failures.push(problem);
-  return { check, committedOffset };
+
+  private readHistories(): HistoryEvent[] {
+    return this.cluster.nodeIds.flatMap((nodeId) => {
+      const path = this.cluster.historyPath(nodeId);
+      return existsSync(path) ? parseHistory(readFileSync(path, 'utf8'), path) : [];
+    });
+  }
 }

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { segmentFileStem } from '@kraft/log';
 import { FileRecords, MemoryRecordsBuilder } from '@kraft/records';
 import { afterEach, describe, expect, it } from 'vitest';
-import { committedRecords, readCommittedLog } from './committed-log.js';
+import {
+  type CommittedLog,
+  committedRecords,
+  compareCommittedLogs,
+  RAFT_NODE_PARTITION_DIRECTORY,
+  readCommittedLog,
+} from './committed-log.js';
 
 function taggedValue(sequence: number): Buffer {
   const value = Buffer.alloc(20);
@@ -15,8 +21,12 @@ function taggedValue(sequence: number): Buffer {
 }
 
 /** A segment per entry of `segments`, each a list of batches given by their record counts. */
-function writeLog(directory: string, segments: readonly (readonly number[])[]): void {
-  const partition = join(directory, '__raft_performance_test-0');
+function writeLog(
+  directory: string,
+  segments: readonly (readonly number[])[],
+  partitionDirectory = '__raft_performance_test-0',
+): void {
+  const partition = join(directory, partitionDirectory);
   mkdirSync(partition, { recursive: true });
   let offset = 0;
   for (const batchCounts of segments) {
@@ -85,5 +95,65 @@ describe('readCommittedLog', () => {
     const oneBatch = readCommittedLog(directory, 1, 1024 * 1024).batches[0]?.bytes.length ?? 0;
     expect(readCommittedLog(directory, 6, 3 * oneBatch).batches).toHaveLength(3);
     expect(() => readCommittedLog(directory, 6, 3 * oneBatch - 1)).toThrow(RangeError);
+  });
+});
+
+describe('compareCommittedLogs', () => {
+  const batch = (baseOffset: number, lastOffset: number, byte: number) => ({
+    baseOffset,
+    lastOffset,
+    bytes: Buffer.alloc(8, byte),
+  });
+  const log = (...batches: ReturnType<typeof batch>[]): CommittedLog => ({
+    batches,
+    endOffset: (batches.at(-1)?.lastOffset ?? -1) + 1,
+  });
+
+  it('passes equal prefixes held by a majority, a lagging node included, and returns the longest log', () => {
+    const full = log(batch(0, 1, 1), batch(2, 3, 2));
+    const { reference, problems } = compareCommittedLogs(
+      new Map([
+        [1, full],
+        [2, log(batch(0, 1, 1), batch(2, 3, 2))],
+        [3, log(batch(0, 1, 1))],
+      ]),
+      4,
+    );
+    expect(problems).toEqual([]);
+    expect(reference).toBe(full);
+  });
+
+  it('names the node whose batch differs and a committed log no majority holds', () => {
+    const { problems } = compareCommittedLogs(
+      new Map([
+        [1, log(batch(0, 1, 1), batch(2, 3, 2))],
+        [2, log(batch(0, 1, 1), batch(2, 3, 9))],
+        [3, log(batch(0, 1, 1))],
+      ]),
+      4,
+    );
+    expect(problems).toEqual(["node 2's committed log differs from node 1's at the batch of offset 2"]);
+    const short = compareCommittedLogs(
+      new Map([
+        [1, log(batch(0, 1, 1), batch(2, 3, 2))],
+        [2, log(batch(0, 1, 1))],
+        [3, log()],
+      ]),
+      4,
+    );
+    expect(short.problems).toEqual(['only 1 of 3 nodes hold the committed log up to 4']);
+  });
+});
+
+describe('readCommittedLog of a RaftNode directory', () => {
+  it("reads the kv-store's __cluster_metadata-0 partition when told to", () => {
+    const directory = mkdtempSync(join(tmpdir(), 'kraft-committed-log-'));
+    try {
+      writeLog(directory, [[2, 1]], RAFT_NODE_PARTITION_DIRECTORY);
+      expect(readCommittedLog(directory, 3, 1024 * 1024, RAFT_NODE_PARTITION_DIRECTORY).endOffset).toBe(3);
+      expect(() => readCommittedLog(directory, 3, 1024 * 1024)).toThrow(/ENOENT/);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });

@@ -5,7 +5,9 @@ import { FileRecords, RecordBatch } from '@kraft/records';
 import { type CommittedRecord, readRecordTag } from './history-checker.js';
 
 /** The test server's partition directory inside its log dir (Kafka's `__raft_performance_test-0`). */
-const PARTITION_DIRECTORY = '__raft_performance_test-0';
+export const TEST_SERVER_PARTITION_DIRECTORY = '__raft_performance_test-0';
+/** A RaftNode's (the kv-store's) partition directory: `__cluster_metadata-0`, as a KRaft controller's. */
+export const RAFT_NODE_PARTITION_DIRECTORY = '__cluster_metadata-0';
 
 /** One batch below the committed offset, with its bytes as they are on disk. */
 export interface CommittedBatch {
@@ -29,8 +31,9 @@ export function readCommittedLog(
   logDirectory: string,
   committedOffset: number,
   maxBytes: number,
+  partitionDirectory = TEST_SERVER_PARTITION_DIRECTORY,
 ): CommittedLog {
-  const partition = join(logDirectory, PARTITION_DIRECTORY);
+  const partition = join(logDirectory, partitionDirectory);
   const segments = readdirSync(partition)
     .map((name) => ({ name, baseOffset: parseSegmentFileName(name) }))
     .filter((segment): segment is { name: string; baseOffset: number } => segment.baseOffset !== undefined)
@@ -75,4 +78,39 @@ export function committedRecords(
     }
   }
   return records;
+}
+
+/**
+ * The committed prefixes of every node's log, compared: a majority must hold all of
+ * `[0, committedOffset)`, and every node's batches must equal the longest log's byte for byte.
+ * Returns that longest log (the reference) and each problem found.
+ */
+export function compareCommittedLogs(
+  logs: ReadonlyMap<number, CommittedLog>,
+  committedOffset: number,
+): { readonly reference: CommittedLog; readonly problems: string[] } {
+  const entries = [...logs.entries()];
+  if (entries.length === 0) throw new RangeError('no committed logs to compare');
+  const [referenceId, reference] = entries.reduce((best, entry) =>
+    entry[1].endOffset > best[1].endOffset ? entry : best,
+  );
+  const problems: string[] = [];
+  const complete = entries.filter(([, log]) => log.endOffset >= committedOffset).length;
+  if (complete <= entries.length / 2) {
+    problems.push(
+      `only ${complete} of ${entries.length} nodes hold the committed log up to ${committedOffset}`,
+    );
+  }
+  for (const [nodeId, log] of entries) {
+    const index = log.batches.findIndex(
+      (batch, position) => !batch.bytes.equals(reference.batches[position]?.bytes ?? Buffer.alloc(0)),
+    );
+    if (index >= 0) {
+      const offset = log.batches[index]?.baseOffset;
+      problems.push(
+        `node ${nodeId}'s committed log differs from node ${referenceId}'s at the batch of offset ${offset}`,
+      );
+    }
+  }
+  return { reference, problems };
 }

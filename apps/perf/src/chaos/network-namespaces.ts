@@ -9,12 +9,20 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
  * whose other end is a port of the bridge of (i, j), so a fault on one link is a port set down in
  * the switch (the node's end loses carrier: packets vanish, nobody sees a RST or a FIN), and the
  * node namespaces keep their routes throughout. Every name carries the run's prefix.
+ *
+ * With `client`, one more namespace holds the workload's clients (ADR 0044): it is wired to every
+ * node exactly as two nodes are, through a bridge of its own in the switch, so a client link is
+ * cut the same silent way. In link names the client is endpoint 0.
  */
 
 /** Every namespace the runner makes starts with this, then the runner's pid, then a random run id. */
 export const NAMESPACE_PREFIX = 'kraftchaos-';
 /** The node addresses: 10.213.0.<node id>/32, private, and only inside the run's namespaces. */
 const ADDRESS_BASE = '10.213.0.';
+/** The client namespace's address: in the same private range, and no node id (1-9) maps to it. */
+const CLIENT_ADDRESS = `${ADDRESS_BASE}100`;
+/** The client's endpoint number in link names and in the internal wiring (node ids start at 1). */
+const CLIENT_ENDPOINT = 0;
 /** `ip` and `tc` answer in milliseconds; a hung one means a broken machine, not a slow one. */
 const COMMAND_TIMEOUT_MS = 10_000;
 /** Interface names: at most 15 bytes (IFNAMSIZ − 1): `k` + 4 hex of the run + a role letter + two ids. */
@@ -139,6 +147,11 @@ export function removeLeftoverNamespaces(): string[] {
   return removed;
 }
 
+export interface ChaosNetworkOptions {
+  /** A client namespace joined to every node (the kv workload's clients run there). */
+  readonly client?: boolean;
+}
+
 /** One run's namespaces and links; `destroy()` removes them all (deleting a namespace deletes its links). */
 export class ChaosNetwork {
   private readonly namespaces: string[] = [];
@@ -148,8 +161,14 @@ export class ChaosNetwork {
   private readonly switchNamespace: string;
   private readonly slowLinks = new Set<string>();
   private readonly blackholes = new Set<string>();
+  /** Whether a client namespace is wired to every node. */
+  readonly hasClient: boolean;
 
-  private constructor(readonly nodeIds: readonly number[]) {
+  private constructor(
+    readonly nodeIds: readonly number[],
+    options: ChaosNetworkOptions,
+  ) {
+    this.hasClient = options.client === true;
     const runId = randomBytes(LINK_ID_HEX_CHARS / 2).toString('hex');
     this.linkId = `k${runId}`;
     this.prefix = `${NAMESPACE_PREFIX}${process.pid}-${runId}`;
@@ -165,8 +184,8 @@ export class ChaosNetwork {
   /**
    * Makes the namespaces and links; on a failure part way, removes what it made and rethrows.
    */
-  static create(nodeIds: readonly number[]): ChaosNetwork {
-    const network = new ChaosNetwork(nodeIds);
+  static create(nodeIds: readonly number[], options: ChaosNetworkOptions = {}): ChaosNetwork {
+    const network = new ChaosNetwork(nodeIds, options);
     try {
       network.build();
     } catch (error) {
@@ -194,6 +213,21 @@ export class ChaosNetwork {
   /** Whether `address` is one this runner assigned: a node is started only with such destinations. */
   owns(address: string): boolean {
     return [...this.addresses.values()].includes(address);
+  }
+
+  /** The client namespace (only with the `client` option). */
+  get clientNamespace(): string {
+    if (!this.hasClient) throw new RangeError('this chaos network has no client namespace');
+    return `${this.prefix}-client`;
+  }
+
+  /** The client's link to `nodeId` goes down, both ways, silently (the node's isolation cuts it). */
+  cutClientLink(nodeId: number): void {
+    this.setSwitchPorts(CLIENT_ENDPOINT, this.checkedNode(nodeId), 'down');
+  }
+
+  healClientLink(nodeId: number): void {
+    this.setSwitchPorts(CLIENT_ENDPOINT, this.checkedNode(nodeId), 'up');
   }
 
   /** Both directions of the link between `a` and `b` go down, silently. */
@@ -232,9 +266,10 @@ export class ChaosNetwork {
     this.slowLinks.delete(`${a},${b}`);
   }
 
-  /** Every link up, every blackhole and tbf cap gone. */
+  /** Every link up (the client's too), every blackhole and tbf cap gone. */
   healAll(): void {
     for (const [a, b] of this.pairs()) this.healLink(a, b);
+    if (this.hasClient) for (const nodeId of this.nodeIds) this.healClientLink(nodeId);
     for (const key of [...this.blackholes]) {
       const [from, to] = key.split(',').map(Number) as [number, number];
       this.removeBlackhole(from, to);
@@ -260,6 +295,26 @@ export class ChaosNetwork {
       run('ip', ['-n', namespace, 'address', 'add', `${this.addressOf(nodeId)}/32`, 'dev', 'lo']);
     }
     for (const [a, b] of this.pairs()) this.buildLink(a, b);
+    if (!this.hasClient) return;
+    const client = this.clientNamespace;
+    this.addNamespace(client);
+    run('ip', ['-n', client, 'link', 'set', 'lo', 'up']);
+    run('ip', ['-n', client, 'address', 'add', `${CLIENT_ADDRESS}/32`, 'dev', 'lo']);
+    for (const nodeId of this.nodeIds) this.buildLink(CLIENT_ENDPOINT, nodeId);
+  }
+
+  /** The namespace of a link endpoint: a node's, or the client's for endpoint 0. */
+  private endpointNamespace(endpoint: number): string {
+    return endpoint === CLIENT_ENDPOINT ? this.clientNamespace : this.namespaceOf(endpoint);
+  }
+
+  private endpointAddress(endpoint: number): string {
+    return endpoint === CLIENT_ENDPOINT ? CLIENT_ADDRESS : this.addressOf(endpoint);
+  }
+
+  private checkedNode(nodeId: number): number {
+    if (!this.addresses.has(nodeId)) throw new RangeError(`node ${nodeId} is not in this chaos network`);
+    return nodeId;
   }
 
   private addNamespace(name: string): void {
@@ -267,7 +322,7 @@ export class ChaosNetwork {
     this.namespaces.push(name);
   }
 
-  /** The bridge of (a, b) in the switch, a veth from each node's namespace to one of its ports. */
+  /** The bridge of (a, b) in the switch (a < b), a veth from each endpoint's namespace to one of its ports. */
   private buildLink(a: number, b: number): void {
     const bridge = `${this.linkId}b${a}${b}`;
     run('ip', ['-n', this.switchNamespace, 'link', 'add', bridge, 'type', 'bridge']);
@@ -281,7 +336,7 @@ export class ChaosNetwork {
       // Both ends are made where they live: nothing is created in the machine's own namespace.
       run('ip', [
         '-n',
-        this.namespaceOf(local),
+        this.endpointNamespace(local),
         'link',
         'add',
         nodeEnd,
@@ -295,7 +350,7 @@ export class ChaosNetwork {
       ]);
       run('ip', ['-n', this.switchNamespace, 'link', 'set', switchEnd, 'master', bridge]);
       run('ip', ['-n', this.switchNamespace, 'link', 'set', switchEnd, 'up']);
-      run('ip', ['-n', this.namespaceOf(local), 'link', 'set', nodeEnd, 'up']);
+      run('ip', ['-n', this.endpointNamespace(local), 'link', 'set', nodeEnd, 'up']);
       this.routeTo(local, remote, 'add');
     }
   }
@@ -303,14 +358,14 @@ export class ChaosNetwork {
   private routeTo(from: number, to: number, verb: 'add' | 'replace'): void {
     run('ip', [
       '-n',
-      this.namespaceOf(from),
+      this.endpointNamespace(from),
       'route',
       verb,
-      `${this.addressOf(to)}/32`,
+      `${this.endpointAddress(to)}/32`,
       'dev',
       this.nodePort(from, to),
       'src',
-      this.addressOf(from),
+      this.endpointAddress(from),
     ]);
   }
 
@@ -320,7 +375,7 @@ export class ChaosNetwork {
     }
   }
 
-  /** In `local`'s namespace, the veth end towards `remote`. */
+  /** In `local`'s namespace (the client's for 0), the veth end towards `remote`. */
   private nodePort(local: number, remote: number): string {
     return `${this.linkId}n${local}${remote}`;
   }

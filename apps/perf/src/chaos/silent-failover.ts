@@ -1,7 +1,7 @@
 import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { pollUntil } from '../support/poll-until.js';
 import { ChaosCluster } from './chaos-cluster.js';
-import { leaderOf, maxHighWatermark, settled } from './chaos-run.js';
+import { leaderOf, settled } from './chaos-run.js';
 import type { HistoryEvent } from './history-checker.js';
 import type { NetworkCapabilities } from './network-namespaces.js';
 
@@ -67,8 +67,7 @@ export async function measureSilentFailover(
   const cluster = await ChaosCluster.create({
     nodeCount: 3,
     capabilities,
-    throughputRecordsPerSecond: 500,
-    recordSizeBytes: 64,
+    workload: { kind: 'append', throughputRecordsPerSecond: 500, recordSizeBytes: 64 },
     statsIntervalMs: STATS_INTERVAL_MS,
   });
   const tails = new Map(
@@ -79,7 +78,7 @@ export async function measureSilentFailover(
     for (const nodeId of cluster.nodeIds) cluster.start(nodeId);
     await waitFor(() => leaderOf(cluster), 90_000, 'a first leader');
     for (let trial = 1; trial <= trials; trial++) {
-      const offset = maxHighWatermark(cluster);
+      const offset = cluster.maxHighWatermark();
       await waitFor(
         () => (settled(cluster, offset) ? true : undefined),
         TRIAL_TIMEOUT_MS,

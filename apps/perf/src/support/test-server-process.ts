@@ -35,6 +35,8 @@ export interface NodeStatus {
   readonly highWatermark: number | undefined;
   readonly leaderId: number | undefined;
   readonly logEndOffset: number;
+  /** The last offset the node's state machine applied, where the process reports one (kv-store). */
+  readonly appliedOffset?: number | undefined;
 }
 
 const STATUS_PATTERN =
@@ -69,12 +71,18 @@ export interface TestServerProcessOptions {
    */
   readonly stdoutPath?: string;
   readonly statsIntervalMs: number;
+  /** Variables added to the process's environment (beside the stats interval and log level). */
+  readonly environment?: Readonly<Record<string, string>>;
+  /** Reads a status from one stdout line; the test server's stats line by default. */
+  readonly parseStatus?: (line: string) => NodeStatus | undefined;
 }
 
 /**
  * One test server process, restartable: its stderr goes to a file, its stdout lines go to the
  * line handlers, and its stats lines update `status` and `maxHighWatermark`. What to run (the
- * start script, under `ip netns exec` or not) is the caller's: `launch(command)`.
+ * start script, under `ip netns exec` or not) is the caller's: `launch(command)`. Another server
+ * that prints a status line of its own (the kv-store example) runs the same way with its own
+ * `parseStatus`.
  */
 export class TestServerProcess {
   status: NodeStatus | undefined;
@@ -157,6 +165,7 @@ export class TestServerProcess {
           ...process.env,
           KRAFT_STATS_INTERVAL_MS: String(this.processOptions.statsIntervalMs),
           LOG_LEVEL: 'info',
+          ...this.processOptions.environment,
         },
       });
     } finally {
@@ -180,7 +189,7 @@ export class TestServerProcess {
 
   private handleLine(line: string): void {
     for (const handler of this.lineHandlers) handler(line);
-    const status = parseStatus(line);
+    const status = (this.processOptions.parseStatus ?? parseStatus)(line);
     if (status === undefined) return;
     this.status = status;
     if (status.highWatermark !== undefined && status.highWatermark > this.maxHighWatermark) {

@@ -21,8 +21,12 @@ export interface RaftNodeVoterStatus {
 /** What `RaftNode.status()` reports. */
 export interface RaftNodeStatus {
   readonly nodeId: number;
-  /** `bound` (listening, not started), `starting`, `running` or `closed`. */
-  readonly phase: 'bound' | 'starting' | 'running' | 'closed';
+  /**
+   * `bound` (listening, not started), `starting`, `running`, `failed` (the driver stopped on a
+   * failure, such as a full disk or a state machine that threw: every call now refuses with
+   * RaftNodeClosedError, whose cause is the failure; only `close()` is left) or `closed`.
+   */
+  readonly phase: 'bound' | 'starting' | 'running' | 'failed' | 'closed';
   readonly endpoints: readonly { readonly name: string; readonly host: string; readonly port: number }[];
   /** The quorum role; `unattached` before start. */
   readonly role: RaftRole;

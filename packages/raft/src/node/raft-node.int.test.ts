@@ -244,6 +244,7 @@ describe('RaftNode refuses what it must not run on', () => {
       await node.waitForLeader({ timeoutMs: 10_000 });
       // The proposal committed, but the node stopped while applying it: its outcome is not reported.
       await expect(node.propose([{ key: 'k', value: 'boom' }])).rejects.toBeInstanceOf(IndeterminateError);
+      expect(node.status().phase).toBe('failed');
       const error = await node.propose([{ key: 'k', value: 'fine' }]).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(RaftNodeClosedError);
       // The driver's error, whose cause is what apply threw.

@@ -213,6 +213,8 @@ export class RaftNode<T> {
     // A driver that fails (disk, invariant) ends every wait: nothing pending can be decided here.
     this.running.stopped.catch((error: unknown) => {
       this.failure = error;
+      // Visible in status(), so an application can notice a dead node without calling into it.
+      if (this.phase === 'running') this.phase = 'failed';
       this.bound.logger.error({ err: error }, 'raft node stopped on a failure');
       this.proposals.failAll('closed');
       this.onProgress();
