@@ -4,7 +4,9 @@
 # tsx's loader with the @kraft/source export condition, so the scripts also work right after
 # `pnpm install` and on sources edited since the last build. KRAFT_FROM_SOURCE=1 forces the source.
 # `exec` leaves one process (the tool itself), so signals, including kill -9, reach it directly.
-# Extra Node flags go in NODE_OPTIONS.
+# Extra Node flags go in NODE_OPTIONS; KRAFT_CPU_PROFILE_DIR=<dir> adds `--cpu-prof` into that dir
+# (NODE_OPTIONS refuses --cpu-prof), so a profile of a test server started by a tool or a test
+# can be taken without editing the command that starts it.
 
 # The packages the test server imports: their dist/ must be built for the built entry to run.
 KRAFT_ENTRY_PACKAGES=(log metadata protocol raft records transport-tcp)
@@ -42,13 +44,17 @@ exec_entry() {
   shift 2
   local app_dir
   app_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+  local profile_flags=()
+  if [[ -n "${KRAFT_CPU_PROFILE_DIR:-}" ]]; then
+    profile_flags=(--cpu-prof --cpu-prof-dir "$KRAFT_CPU_PROFILE_DIR")
+  fi
   if [[ "$(kraft_entry_mode "$app_dir" "$entry")" == built ]]; then
-    exec node --enable-source-maps "$app_dir/dist/$entry.js" "$@"
+    exec node "${profile_flags[@]}" --enable-source-maps "$app_dir/dist/$entry.js" "$@"
   fi
   local tsx_loader="$app_dir/node_modules/tsx/dist/loader.mjs"
   if [[ ! -f "$tsx_loader" ]]; then
     echo "$script_name: tsx is not installed; run 'pnpm install' at the repository root first" >&2
     exit 1
   fi
-  exec node --conditions=@kraft/source --import "file://$tsx_loader" "$app_dir/src/$entry.ts" "$@"
+  exec node "${profile_flags[@]}" --conditions=@kraft/source --import "file://$tsx_loader" "$app_dir/src/$entry.ts" "$@"
 }

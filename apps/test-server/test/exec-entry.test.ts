@@ -1,5 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -76,5 +84,29 @@ describe('bin/exec-entry.sh picks the built entry only when it is current', () =
     }
     const { appDir } = makeTree(root);
     expect(entryMode(root, appDir, { KRAFT_FROM_SOURCE: '1' })).toBe('source');
+  });
+
+  it('adds --cpu-prof into KRAFT_CPU_PROFILE_DIR, and nothing without it', () => {
+    const { appDir } = makeTree(root);
+    const script = join(appDir, 'bin', 'exec-entry.sh');
+    mkdirSync(dirname(script), { recursive: true });
+    copyFileSync(EXEC_ENTRY_SCRIPT, script);
+    const entry = join(appDir, 'dist', 'main.js');
+    writeFileSync(entry, 'console.log(JSON.stringify(process.execArgv));\n');
+    utimesSync(entry, BUILT_AT, BUILT_AT);
+    const profileDir = join(root, 'profiles');
+    const run = (environment: NodeJS.ProcessEnv): string[] => {
+      const { KRAFT_FROM_SOURCE: _ignored, KRAFT_CPU_PROFILE_DIR: _unset, ...inherited } = process.env;
+      const output = execFileSync('bash', ['-c', `source "${script}" && exec_entry test main`], {
+        encoding: 'utf8',
+        env: { ...inherited, ...environment },
+      });
+      return JSON.parse(output) as string[];
+    };
+    expect(run({})).not.toContain('--cpu-prof');
+    expect(run({ KRAFT_CPU_PROFILE_DIR: profileDir })).toEqual(
+      expect.arrayContaining(['--cpu-prof', '--cpu-prof-dir', profileDir]),
+    );
+    expect(readdirSync(profileDir).some((name) => name.endsWith('.cpuprofile'))).toBe(true);
   });
 });
