@@ -37,6 +37,14 @@ export class Endpoints {
     return undefined;
   }
 
+  /**
+   * Where this node is reached from a node listening on `listenerName`: its address on that
+   * listener, else its first one (a static `controller.quorum.voters` entry names no listener).
+   */
+  addressFor(listenerName: string): NodeAddress | undefined {
+    return this.address(listenerName) ?? this.firstAddress();
+  }
+
   /** The (listener name, address) pairs in insertion order; the first is the static voter's listener. */
   entries(): IterableIterator<[string, NodeAddress]> {
     return this.byListener.entries();

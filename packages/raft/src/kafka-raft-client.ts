@@ -74,12 +74,7 @@ import { MAX_BATCH_SIZE_BYTES } from './internals/batch-accumulator.js';
 import { RaftMetricsRecorder } from './internals/raft-metrics-recorder.js';
 import { RecordsSnapshotWriter } from './internals/records-snapshot-writer.js';
 import type { KafkaRaftClientOptions } from './kafka-raft-client-options.js';
-import type {
-  InboundRequest,
-  InboundResponse,
-  NetworkChannel,
-  NodeAddress,
-} from './ports/network-channel.js';
+import type { InboundRequest, InboundResponse, NetworkChannel } from './ports/network-channel.js';
 import type { OffsetAndEpoch, RaftLog } from './ports/raft-log.js';
 import { type QuorumConfig, resolveQuorumConfig } from './quorum-config.js';
 import { QuorumState } from './quorum-state.js';
@@ -92,7 +87,7 @@ import { METADATA_TOPIC } from './rpc/raft-messages.js';
 import { DEFAULT_RPC_VERSIONS } from './rpc/rpc-versions.js';
 import { type TypedInboundResponse, typedRequest, typedResponse } from './rpc/typed-messages.js';
 import { LeaderState } from './states/leader-state.js';
-import { DEFAULT_CONTROLLER_LISTENER_NAME, type VoterNode } from './voter-set.js';
+import { DEFAULT_CONTROLLER_LISTENER_NAME } from './voter-set.js';
 
 // The public names this module has always exported; they now live beside the code that uses them.
 export type { KafkaRaftClientOptions } from './kafka-raft-client-options.js';
@@ -270,7 +265,7 @@ export class KafkaRaftClient implements RaftClient {
       throw new RaftLogStateError(`log starts at ${logStart} but no snapshot covers it`);
     }
     for (const node of this.options.voters.voterNodes()) {
-      const address = this.voterAddress(node);
+      const address = node.listeners.addressFor(this.identity.listenerName);
       if (address !== undefined && node.voterKey.id !== this.options.nodeId) {
         this.network.updateEndpoint(node.voterKey.id, address);
       }
@@ -630,14 +625,13 @@ export class KafkaRaftClient implements RaftClient {
   private unknownVoterConnections(): number {
     let unknown = 0;
     for (const node of this.options.voters.voterNodes()) {
-      if (node.voterKey.id !== this.options.nodeId && this.voterAddress(node) === undefined) unknown += 1;
+      if (
+        node.voterKey.id !== this.options.nodeId &&
+        node.listeners.addressFor(this.identity.listenerName) === undefined
+      )
+        unknown += 1;
     }
     return unknown;
-  }
-
-  /** Where a voter is reached: its address on this node's listener, else its first one. */
-  private voterAddress(node: VoterNode): NodeAddress | undefined {
-    return node.listeners.address(this.identity.listenerName) ?? node.listeners.firstAddress();
   }
 
   // --- requests -----------------------------------------------------------------------------

@@ -160,7 +160,7 @@ export class StateTransitions {
   transitionToFollower(epoch: number, leaderId: number, endpoints: Endpoints, nowMs: number): void {
     const previous = this.quorum.state();
     this.quorum.transitionToFollower(epoch, leaderId, endpoints, nowMs);
-    const address = endpoints.address(this.identity.listenerName) ?? endpoints.firstAddress();
+    const address = endpoints.addressFor(this.identity.listenerName);
     if (address !== undefined) this.connections.updateEndpoint(leaderId, address);
     this.onStateChanged(previous, nowMs);
   }

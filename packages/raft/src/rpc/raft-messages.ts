@@ -21,7 +21,6 @@ import {
   type VoteResponseData,
 } from '@kraft/protocol';
 import { Endpoints } from '../endpoints.js';
-import type { NodeAddress } from '../ports/network-channel.js';
 import type { OffsetAndEpoch } from '../ports/raft-log.js';
 import type { LeaderAndEpoch } from '../raft-client.js';
 import type { ReplicaKey } from '../replica-key.js';
@@ -107,7 +106,7 @@ function nodeEndpointsFor(
   endpoints: Endpoints,
   listenerName: string,
 ): { nodeId: number; host: string; port: number }[] {
-  const address: NodeAddress | undefined = endpoints.address(listenerName) ?? endpoints.firstAddress();
+  const address = endpoints.addressFor(listenerName);
   if (leaderId === undefined || address === undefined) return [];
   return [{ nodeId: leaderId, host: address.host, port: address.port }];
 }
