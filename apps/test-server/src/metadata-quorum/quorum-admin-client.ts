@@ -241,6 +241,11 @@ export class QuorumAdminClient {
   }
 
   /** One send of `call` to `target`; a controller that is not the leader is asked who is. */
+  /** A request that timed out in less than a request timeout: the command's deadline was closer. */
+  private isCutShort(failure: number, timeoutMs: number): boolean {
+    return failure === Errors.REQUEST_TIMED_OUT.code && timeoutMs < this.options.requestTimeoutMs;
+  }
+
   private async attempt<T>(
     call: LeaderCall<T>,
     target: HostAndPort,
@@ -263,7 +268,7 @@ export class QuorumAdminClient {
       return {
         kind: 'no-answer',
         outcome: describeTransportFailure(failure, call.api, timeoutMs),
-        cutShort: failure === Errors.REQUEST_TIMED_OUT.code && timeoutMs < this.options.requestTimeoutMs,
+        cutShort: this.isCutShort(failure, timeoutMs),
       };
     }
     const answer = call.readAnswer(response, endpoint);
@@ -281,6 +286,7 @@ export class QuorumAdminClient {
       return {
         kind: 'no-answer',
         outcome: `${notLeader}; asking it for the leader failed: ${describeTransportFailure(probeFailure, ApiKeys.FETCH, timeoutMs)}`,
+        cutShort: this.isCutShort(probeFailure, timeoutMs),
       };
     }
     const hint = leaderHintOf(probe as FetchResponseData);
