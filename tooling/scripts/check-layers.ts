@@ -57,6 +57,9 @@ const internalEntryPattern = /(?:from|import)\s*\(?\s*['"]@kraft\/raft\/internal
 // @kraft/raft/test-kit resolves only inside this repository (test/ is not published): tests and
 // benchmarks may use it, production code may not.
 const testKitEntryPattern = /(?:from|import)\s*\(?\s*['"]@kraft\/raft\/test-kit['"]/;
+// The repository's test tooling (tooling/vitest) is no layer: any package's tests may use it,
+// its production code may not.
+const TEST_TOOLING: readonly string[] = ['@kraft/vitest-config'];
 const isTestOrBench = (path: string): boolean =>
   /\.(test|test-support|bench)\.ts$/.test(path) || /(^|\/)test\//.test(path);
 
@@ -84,6 +87,7 @@ function sourceFileProblems(
   const where = relative(root, file);
   for (const match of text.matchAll(importPattern)) {
     const target = match[1] as string;
+    if (TEST_TOOLING.includes(target) && isTestOrBench(where)) continue;
     if (target !== packageName && !allowed.includes(target)) {
       problems.push(`${where}: imports ${target}, which is not below ${packageName}`);
     }

@@ -6,7 +6,9 @@
 # `exec` leaves one process (the tool itself), so signals, including kill -9, reach it directly.
 # Extra Node flags go in NODE_OPTIONS; KRAFT_CPU_PROFILE_DIR=<dir> adds `--cpu-prof` into that dir
 # (NODE_OPTIONS refuses --cpu-prof), so a profile of a test server started by a tool or a test
-# can be taken without editing the command that starts it.
+# can be taken without editing the command that starts it. The built entry runs without
+# --enable-source-maps: reading every chunk's source map cost about 70 ms of each start (ADR
+# 0046); NODE_OPTIONS=--enable-source-maps maps stack traces to the TypeScript sources again.
 
 # The packages the test server imports: their dist/ must be built for the built entry to run.
 KRAFT_ENTRY_PACKAGES=(log metadata protocol raft records transport-tcp)
@@ -49,7 +51,7 @@ exec_entry() {
     profile_flags=(--cpu-prof --cpu-prof-dir "$KRAFT_CPU_PROFILE_DIR")
   fi
   if [[ "$(kraft_entry_mode "$app_dir" "$entry")" == built ]]; then
-    exec node "${profile_flags[@]}" --enable-source-maps "$app_dir/dist/$entry.js" "$@"
+    exec node "${profile_flags[@]}" "$app_dir/dist/$entry.js" "$@"
   fi
   local tsx_loader="$app_dir/node_modules/tsx/dist/loader.mjs"
   if [[ ! -f "$tsx_loader" ]]; then

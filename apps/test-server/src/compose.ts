@@ -29,20 +29,17 @@ import type { Logger } from 'pino';
 import { type CommandLineOptions, MAXIMUM_SEED } from './cli/command-line.js';
 import { ConfigError } from './config/config-error.js';
 import type { ServerConfig, VoterEndpoint } from './config/server-config.js';
-import { MetadataWorkload } from './metadata/metadata-workload.js';
 import { metricsEndpoint } from './metrics/metrics-config.js';
 import { MetricsServer } from './metrics/metrics-server.js';
-import { driverMetricsSource, RaftMetricsExporter } from './metrics/raft-metrics-exporter.js';
 import {
   PERFORMANCE_TEST_TOPIC_ID,
   PERFORMANCE_TEST_TOPIC_NAME,
   PERFORMANCE_TEST_TOPIC_PARTITION,
   TEST_SERVER_CLUSTER_ID,
 } from './performance-test-topic.js';
-import { CommitStats } from './stats/commit-stats.js';
+import type { CommitStats } from './stats/commit-stats.js';
 import { STATS_INTERVAL_MS, StatsReporter } from './stats/stats-reporter.js';
 import { logDirectoryClusterId, requireStaticBootstrapCheckpoint } from './storage/server-log-directory.js';
-import { CumulativeLatency } from './workload/cumulative-latency.js';
 import { RaftWorkloadGenerator } from './workload/raft-workload-generator.js';
 import { openHistoryFile, WorkloadHistory } from './workload/workload-history.js';
 import { WorkloadListener } from './workload/workload-listener.js';
@@ -150,20 +147,29 @@ async function startLockedServer(
     time,
     logger,
   });
-  metricsServer?.serve(new RaftMetricsExporter({ source: driverMetricsSource(driver, config.nodeId) }));
-  const { workload, reporter } = attachWorkload(options, client, driver);
+  const history =
+    commandLine.historyFile === undefined
+      ? undefined
+      : new WorkloadHistory(config.nodeId, openHistoryFile(commandLine.historyFile));
   client.initialize(time.milliseconds());
   const stopped = driver.start();
   // The driver takes inbound traffic directly; a request it refuses (queue full) closes that
   // connection, so the peer sees BROKER_NOT_AVAILABLE instead of waiting for a timeout.
   channel.attach(driver);
-  reporter.start();
+  // What only the workload, the stats and the metrics endpoint use (HdrHistogram, prom-client,
+  // the metadata layer) loads now, while the node waits out its first election timeout, rather
+  // than before its timer starts (ADR 0046). A listener registered now still gets every commit
+  // and the current leader at the client's next poll. The server runs (and takes a stop signal)
+  // meanwhile; if those modules cannot load, `stopped` rejects with the error.
+  const attached = attachDeferred(options, client, driver, metricsServer, history);
+  attached.catch(() => history?.close());
   return {
     port,
-    stopped,
+    stopped: Promise.all([stopped, attached]).then(() => undefined),
     async shutdown(timeoutMs) {
-      reporter.stop();
-      workload.close();
+      const parts = await attached.catch(() => undefined);
+      parts?.reporter.stop();
+      parts?.workload.close();
       channel.beginShutdown();
       try {
         await driver.shutdown(timeoutMs);
@@ -172,6 +178,20 @@ async function startLockedServer(
       }
     },
   };
+}
+
+/** The metrics endpoint's exporter, the workload and the stats reporter, which then starts. */
+async function attachDeferred(
+  options: ServerOptions,
+  client: KafkaRaftClient,
+  driver: RaftDriver,
+  metricsServer: MetricsServer | undefined,
+  history: WorkloadHistory | undefined,
+): Promise<{ workload: AttachedWorkload; reporter: StatsReporter }> {
+  await serveMetrics(metricsServer, driver, options.config.nodeId);
+  const parts = await attachWorkload(options, client, driver, history);
+  parts.reporter.start();
+  return parts;
 }
 
 /** Who the node is on disk: what its log dir's meta.properties holds. */
@@ -220,13 +240,30 @@ interface AttachedWorkload {
   close(): void;
 }
 
+/** The metrics endpoint starts answering from the driver's metrics (it answers 503 until then). */
+async function serveMetrics(
+  metricsServer: MetricsServer | undefined,
+  driver: RaftDriver,
+  nodeId: number,
+): Promise<void> {
+  if (metricsServer === undefined) return;
+  const { driverMetricsSource, RaftMetricsExporter } = await import('./metrics/raft-metrics-exporter.js');
+  metricsServer.serve(new RaftMetricsExporter({ source: driverMetricsSource(driver, nodeId) }));
+}
+
 /** The workload (Kafka's raft workload or the metadata workload) on the client, and the stats reporter. */
-function attachWorkload(options: ServerOptions, client: KafkaRaftClient, driver: RaftDriver) {
+async function attachWorkload(
+  options: ServerOptions,
+  client: KafkaRaftClient,
+  driver: RaftDriver,
+  history: WorkloadHistory | undefined,
+): Promise<{ workload: AttachedWorkload; reporter: StatsReporter }> {
+  const { CommitStats } = await import('./stats/commit-stats.js');
   const stats = new CommitStats();
   const workload =
     options.commandLine.workload === 'metadata'
-      ? attachMetadataWorkload(options, client, driver, stats)
-      : attachRaftWorkload(options, client, driver, stats);
+      ? await attachMetadataWorkload(options, client, driver, stats)
+      : await attachRaftWorkload(options, client, driver, stats, history);
   // 10 ms resolution: the sampling timer costs nothing at that rate, and P6's bar is 20 ms.
   const eventLoopDelay = monitorEventLoopDelay({ resolution: 10 });
   const reporter = new StatsReporter({
@@ -250,18 +287,15 @@ function attachWorkload(options: ServerOptions, client: KafkaRaftClient, driver:
 }
 
 /** Kafka's generator and listener; with `--print-latency-histogram`, the run's commit-latency histogram each interval and at the end. */
-function attachRaftWorkload(
+async function attachRaftWorkload(
   options: ServerOptions,
   client: KafkaRaftClient,
   driver: RaftDriver,
   stats: CommitStats,
-): AttachedWorkload {
+  history: WorkloadHistory | undefined,
+): Promise<AttachedWorkload> {
   const { config, commandLine, logger } = options;
   const workloadLogger = logger.child({ component: 'workload' });
-  const history =
-    commandLine.historyFile === undefined
-      ? undefined
-      : new WorkloadHistory(config.nodeId, openHistoryFile(commandLine.historyFile));
   const generator = new RaftWorkloadGenerator({
     client: driver,
     localNodeId: config.nodeId,
@@ -275,7 +309,10 @@ function attachRaftWorkload(
     ...(history === undefined ? {} : { history }),
     latencyFromIntendedSend: commandLine.latencyFromIntendedSend === true,
   });
-  const cumulativeLatency = commandLine.printLatencyHistogram === true ? new CumulativeLatency() : undefined;
+  const cumulativeLatency =
+    commandLine.printLatencyHistogram === true
+      ? new (await import('./workload/cumulative-latency.js')).CumulativeLatency()
+      : undefined;
   client.register(
     new WorkloadListener({
       generator,
@@ -299,12 +336,13 @@ function attachRaftWorkload(
  * The metadata workload; SIGUSR2 stops its appends (the perf tool's request before it compares
  * the nodes' images), and its image digest is printed when the server stops.
  */
-function attachMetadataWorkload(
+async function attachMetadataWorkload(
   options: ServerOptions,
   client: KafkaRaftClient,
   driver: RaftDriver,
   stats: CommitStats,
-): AttachedWorkload {
+): Promise<AttachedWorkload> {
+  const { MetadataWorkload } = await import('./metadata/metadata-workload.js');
   const { config, commandLine, logger } = options;
   const workloadLogger = logger.child({ component: 'metadata-workload' });
   const seed = commandLine.seed ?? randomInt(MAXIMUM_SEED - MAX_EPOCH_OFFSET);

@@ -32,7 +32,7 @@ const HARD_STOP_DEADLINE_MS = 4500;
 export async function runTestServer(args: readonly string[], bindings: ProcessBindings): Promise<number> {
   const parsed = parseCommandLine(args);
   if (parsed.kind !== 'run') return reportHelpOrUsageError(parsed, bindings);
-  const root = createRootLogger({
+  const root = await createRootLogger({
     logLevel: bindings.environment['LOG_LEVEL'],
     stderrIsTerminal: bindings.stderrIsTerminal,
   });

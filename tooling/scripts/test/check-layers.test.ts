@@ -56,8 +56,20 @@ describe('check-layers', () => {
       'packages/metadata/src/loader.test.ts': importOf('raft/test-kit'),
       'apps/perf/src/metadata.bench.ts': importOf('raft/test-kit'),
       'apps/perf/test/helper.ts': importOf('raft/test-kit'),
+      'packages/records/src/codec.test.ts': importOf('vitest-config/module-load-recorder'),
     });
     expect(sortedProblems(tree)).toEqual([]);
+  });
+
+  it('lets only tests use the test tooling', () => {
+    const tree = repository({
+      'packages/records/src/codec.ts': importOf('vitest-config/module-load-recorder'),
+    });
+    expect(sortedProblems(tree)).toEqual(
+      sorted([
+        'packages/records/src/codec.ts: imports @kraft/vitest-config, which is not below @kraft/records',
+      ]),
+    );
   });
 
   it('lets only raft src/node import the transport', () => {

@@ -15,7 +15,7 @@ const ROOT_LOGGER_MODULE = join(import.meta.dirname, 'create-root-logger.ts');
 const CHILD_SCRIPT = `
 import { pbkdf2 } from 'node:crypto';
 const { createRootLogger } = await import(${JSON.stringify(ROOT_LOGGER_MODULE)});
-const root = createRootLogger({ logLevel: 'info', stderrIsTerminal: false });
+const root = await createRootLogger({ logLevel: 'info', stderrIsTerminal: false });
 for (let job = 0; job < 4; job++) pbkdf2('secret', 'salt', 400_000, 64, 'sha512', () => {});
 root.logger.info('first line');
 root.logger.info('last line');

@@ -27,7 +27,7 @@ describe('createRootLogger', () => {
     ['silent', 'silent', undefined],
     ['loud', 'info', 'loud'],
   ])('LOG_LEVEL=%j gives level %s', async (logLevel, level, invalidLevel) => {
-    const root = createRootLogger({ logLevel, stderrIsTerminal: false });
+    const root = await createRootLogger({ logLevel, stderrIsTerminal: false });
     expect(root.logger.level).toBe(level);
     expect(root.invalidLevel).toBe(invalidLevel);
     await root.flush();

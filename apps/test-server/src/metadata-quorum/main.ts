@@ -13,7 +13,7 @@ let flushLogs = async (): Promise<void> => {};
 if (logLevel !== undefined && logLevel !== '') {
   // Loaded only when asked for: pino and pino-pretty are most of a quiet run's start-up otherwise.
   const { createRootLogger } = await import('../logging/create-root-logger.js');
-  const root = createRootLogger({ logLevel, stderrIsTerminal: process.stderr.isTTY === true });
+  const root = await createRootLogger({ logLevel, stderrIsTerminal: process.stderr.isTTY === true });
   logger = root.logger;
   flushLogs = () => root.flush();
 }

@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { runRecordingModuleLoads } from '@kraft/vitest-config/module-load-recorder';
 import { describe, expect, it } from 'vitest';
 import { CodecUnavailableError } from '../errors/codec-unavailable-error.js';
 import { CompressionError } from '../errors/compression-error.js';
@@ -10,65 +10,26 @@ const packageEntry = fileURLToPath(new URL('../index.ts', import.meta.url));
 const CODEC_PACKAGES = ['snappy', 'lz4-napi', 'fzstd', '@bokuweb/zstd-wasm'] as const;
 
 /**
- * Module hooks, in their own thread: they record every URL that ESM resolution returns, and send
- * the list back when asked, so a static `import` of a codec is caught as well as a `require`.
+ * Imports the package, then uses one codec at a time, and prints which codec packages were loaded
+ * after each step (in a fresh process: this one has loaded every codec already).
  */
-const resolveRecorder = `
-let port;
-const urls = [];
-export function initialize(data) {
-  port = data.port;
-  port.on('message', () => port.postMessage(urls.slice()));
-  port.unref();
-}
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  urls.push(result.url);
-  return result;
-}
-`;
-
-/**
- * Runs in a fresh process (this one has loaded every codec already): imports the package, then
- * uses one codec at a time, and prints which codec packages were loaded after each step, through
- * ESM resolution or the CommonJS module cache.
- */
-const childScript = `
-import { createRequire, register } from 'node:module';
-import { MessageChannel } from 'node:worker_threads';
-const require = createRequire(import.meta.url);
-const { port1, port2 } = new MessageChannel();
-register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(resolveRecorder)}), {
-  data: { port: port2 },
-  transferList: [port2],
-});
-const resolvedUrls = () => new Promise((resolve) => port1.once('message', resolve).postMessage('list'));
-const codecs = ${JSON.stringify(CODEC_PACKAGES)};
-const loaded = async () => {
-  const paths = [...Object.keys(require.cache), ...(await resolvedUrls())];
-  return codecs.filter((name) => paths.some((path) => path.includes('/node_modules/' + name + '/')));
-};
+const childBody = `
 const records = await import(${JSON.stringify(packageEntry)});
-const steps = { import: await loaded() };
+const steps = { import: await loadedPackages() };
 const data = Buffer.from('records '.repeat(64));
 records.decompressRecords('snappy', records.compressRecords('snappy', data), 1 << 20);
-steps.snappy = await loaded();
+steps.snappy = await loadedPackages();
 records.decompressRecords('lz4', records.compressRecords('lz4', data), 1 << 20);
-steps.lz4 = await loaded();
+steps.lz4 = await loadedPackages();
 await records.initializeZstd();
 records.decompressRecords('zstd', records.compressRecords('zstd', data), 1 << 20);
-steps.zstd = await loaded();
-port1.close();
+steps.zstd = await loadedPackages();
 console.log(JSON.stringify(steps));
 `;
 
 describe('codecs load at first use', () => {
   it('importing the package loads no codec, and each codec loads only its own module', () => {
-    const child = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', '--conditions=@kraft/source', '--input-type=module', '-e', childScript],
-      { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 },
-    );
+    const child = runRecordingModuleLoads(childBody, { cwd: repoRoot, packageNames: CODEC_PACKAGES });
     expect(child.stderr).toBe('');
     expect(JSON.parse(child.stdout)).toEqual({
       import: [],
