@@ -16,7 +16,13 @@ import { ChaosNode, type ChaosNodeOptions, type FakeClock } from './chaos-node.j
 import type { Fault } from './chaos-schedule.js';
 import { type CommittedLog, readCommittedLog } from './committed-log.js';
 import { checkDestinations } from './destinations.js';
-import { KV_HTTP_PORT, kvNodeCommand, kvNodeEnvironment, parseKvStatus } from './kv-node.js';
+import {
+  KV_HTTP_PORT,
+  KV_SNAPSHOT_EVERY_RECORDS,
+  kvNodeCommand,
+  kvNodeEnvironment,
+  parseKvStatus,
+} from './kv-node.js';
 import { MountHolder } from './mount-holder.js';
 import {
   ChaosNetwork,
@@ -345,6 +351,7 @@ export class ChaosCluster {
       raftPort: CONTROLLER_PORT,
       httpPort: KV_HTTP_PORT,
       statusIntervalMs: this.options.statsIntervalMs,
+      snapshotEveryRecords: KV_SNAPSHOT_EVERY_RECORDS,
       staleLinearizableReads,
     });
     this.checkDestinations(nodeId, Object.values(environment).join('\n'));

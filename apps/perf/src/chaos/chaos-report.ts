@@ -32,7 +32,7 @@ function appendFigures(result: ChaosRunResult): string {
 
 /**
  * `ops 4312 (ok 3200, fail 1000, info 112); keys 4: k0 1080 ops linearizable, ...; violations 0,
- * unknown 0; final maps equal (4 keys, 3 nodes)`.
+ * unknown 0; final maps equal (4 keys, 3 nodes); snapshots 12 on 3 nodes (newest at 6500)`.
  */
 function kvFigures(result: ChaosRunResult): string {
   const check = result.kv?.check;
@@ -50,11 +50,15 @@ function kvFigures(result: ChaosRunResult): string {
       : finalMaps.equal === finalMaps.keys
         ? `final maps equal (${finalMaps.keys} keys, ${result.nodeCount} nodes)`
         : `final maps differ on ${finalMaps.keys - finalMaps.equal} of ${finalMaps.keys} keys`;
+  const snapshots = result.kv?.snapshots;
   return [
     `ops ${counts.operations} (ok ${counts.ok}, fail ${counts.fail}, info ${counts.info})`,
     `keys ${check.keys.length}: ${keys} (${states} states)`,
     `violations ${check.violations}, unknown ${check.unknown}`,
     maps,
+    snapshots === undefined
+      ? 'snapshots not counted'
+      : `snapshots ${snapshots.files} on ${snapshots.nodes} nodes (newest at ${snapshots.highestEndOffset})`,
   ].join('; ');
 }
 
@@ -87,6 +91,7 @@ const KV_COLUMNS: readonly [string, (result: ChaosRunResult) => number][] = [
   ['keys checked', (result) => result.kv?.check?.keys.length ?? 0],
   ['violations', (result) => result.kv?.check?.violations ?? 0],
   ['unknown', (result) => result.kv?.check?.unknown ?? 0],
+  ['snapshots', (result) => result.kv?.snapshots?.files ?? 0],
 ];
 
 function sum(results: readonly ChaosRunResult[], pick: (result: ChaosRunResult) => number): number {

@@ -53,6 +53,7 @@ describe('kv nodes in the chaos tier', () => {
       raftPort: 9093,
       httpPort: 8080,
       statusIntervalMs: 500,
+      snapshotEveryRecords: 500,
       staleLinearizableReads: false,
     };
     const environment = kvNodeEnvironment(settings);
@@ -64,6 +65,10 @@ describe('kv nodes in the chaos tier', () => {
         '{"1":"http://10.213.0.1:8080","2":"http://10.213.0.2:8080","3":"http://10.213.0.3:8080"}',
       KV_STATUS_INTERVAL_MS: '500',
       KV_STALE_LINEARIZABLE_READS: '0',
+    });
+    expect(JSON.parse(environment['KV_RAFT_CONFIG'] as string)).toEqual({
+      proposeTimeoutMs: 4000,
+      snapshotEveryRecords: 500,
     });
     const owned = [...addresses.values()];
     expect(() =>

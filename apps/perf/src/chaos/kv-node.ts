@@ -15,6 +15,11 @@ export const KV_HTTP_PORT = 8080;
  * the client usually hears the store's verdict rather than its own timeout.
  */
 export const KV_PROPOSE_TIMEOUT_MS = 4_000;
+/**
+ * Each node snapshots its map after this many applied commands (RaftNode's default, 20 MiB, is
+ * far more than a run writes), so kill -9 and restarts restore from snapshots under the faults.
+ */
+export const KV_SNAPSHOT_EVERY_RECORDS = 500;
 
 const KV_PROCESS_ENTRY = join(
   import.meta.dirname,
@@ -47,6 +52,8 @@ export interface KvNodeSettings {
   readonly raftPort: number;
   readonly httpPort: number;
   readonly statusIntervalMs: number;
+  /** RaftNode's `snapshotEveryRecords`. */
+  readonly snapshotEveryRecords: number;
   /** The planted bug: `?linearizable` reads skip `readIndex()` (test-only; see the chaos README). */
   readonly staleLinearizableReads: boolean;
 }
@@ -69,8 +76,11 @@ export function kvNodeEnvironment(settings: KvNodeSettings): Record<string, stri
     KV_VOTERS: nodeIds.map((id) => `${id}@${addressOf(id)}:${settings.raftPort}`).join(','),
     KV_HTTP_URLS: JSON.stringify(httpUrls),
     KV_STATUS_INTERVAL_MS: String(settings.statusIntervalMs),
-    // Kafka's default quorum timeouts; only the proposal's own bound is the store's.
-    KV_RAFT_CONFIG: JSON.stringify({ proposeTimeoutMs: KV_PROPOSE_TIMEOUT_MS }),
+    // Kafka's default quorum timeouts; the proposal's bound and the snapshot interval are the store's.
+    KV_RAFT_CONFIG: JSON.stringify({
+      proposeTimeoutMs: KV_PROPOSE_TIMEOUT_MS,
+      snapshotEveryRecords: settings.snapshotEveryRecords,
+    }),
     KV_STALE_LINEARIZABLE_READS: settings.staleLinearizableReads ? '1' : '0',
   };
 }

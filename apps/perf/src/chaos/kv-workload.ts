@@ -6,7 +6,8 @@ import { checkFinalReads, checkKvHistory, type KvHistoryCheck } from './kv-check
 import { KvClientProcess } from './kv-client-process.js';
 import type { KvClientsSummary } from './kv-clients.js';
 import { readKvHistory } from './kv-history.js';
-import { KV_HTTP_PORT, KV_PROPOSE_TIMEOUT_MS, kvHttpUrl } from './kv-node.js';
+import { KV_HTTP_PORT, KV_PROPOSE_TIMEOUT_MS, KV_SNAPSHOT_EVERY_RECORDS, kvHttpUrl } from './kv-node.js';
+import { countKvSnapshots, type KvSnapshotCount, missingSnapshotProblem } from './kv-snapshots.js';
 import type { WorkloadDriver } from './workload-driver.js';
 
 /**
@@ -36,6 +37,8 @@ export interface KvRunReport {
   readonly check: KvHistoryCheck | undefined;
   /** Keys whose final value every node's map held, of those read; undefined without final reads. */
   readonly finalMaps: { readonly keys: number; readonly equal: number } | undefined;
+  /** The snapshot files the nodes hold at the end (undefined when the run ended before the check). */
+  readonly snapshots: KvSnapshotCount | undefined;
   readonly plantedBug: KvWorkloadOptions['plantedBug'];
 }
 
@@ -55,6 +58,7 @@ export class KvDriver implements WorkloadDriver {
   private summary: KvClientsSummary | undefined;
   private check: KvHistoryCheck | undefined;
   private finalMaps: KvRunReport['finalMaps'];
+  private snapshots: KvSnapshotCount | undefined;
 
   constructor(
     private readonly cluster: ChaosCluster,
@@ -148,14 +152,20 @@ export class KvDriver implements WorkloadDriver {
 
   /**
    * Every node's committed log compared (byte for byte below the highest high watermark, a
-   * majority holding all of it), then the clients' history checked key by key; a violation's
-   * whole counterexample goes to `linearizability.txt` in the run's dir.
+   * majority holding all of it), the nodes' snapshots counted (a run long enough to owe one and
+   * holding none fails), then the clients' history checked key by key; a violation's whole
+   * counterexample goes to `linearizability.txt` in the run's dir.
    */
   async verify(failures: string[]): Promise<number> {
     const { cluster } = this;
     const committedOffset = cluster.maxHighWatermark();
     const logs = cluster.committedLogs(committedOffset, RAFT_NODE_PARTITION_DIRECTORY);
     failures.push(...compareCommittedLogs(logs, committedOffset).problems);
+    this.snapshots = countKvSnapshots(
+      cluster.nodeIds.map((nodeId) => join(cluster.logDirectoryView(nodeId), RAFT_NODE_PARTITION_DIRECTORY)),
+    );
+    const missing = missingSnapshotProblem(this.snapshots, committedOffset, KV_SNAPSHOT_EVERY_RECORDS);
+    if (missing !== undefined) failures.push(missing);
     const client = this.requireClient();
     this.check = checkKvHistory(await readKvHistory(client.historyPath));
     const details = this.check.keys.filter((key) => key.detail !== undefined);
@@ -172,6 +182,7 @@ export class KvDriver implements WorkloadDriver {
       clients: this.summary,
       check: this.check,
       finalMaps: this.finalMaps,
+      snapshots: this.snapshots,
       plantedBug: this.options.plantedBug,
     };
   }
