@@ -9,7 +9,7 @@
  */
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { jsonSerde, RaftNode, type RaftNodeConfig } from '@kraft/raft';
+import { jsonSerde, RaftNode, type RaftNodeConfig, type RaftNodeLogConfig } from '@kraft/raft';
 import { createKvServer } from './kv-server.js';
 import { type KvCommand, KvStateMachine } from './kv-state-machine.js';
 
@@ -47,22 +47,26 @@ function startFromEnvironment(): StartMessage | undefined {
   return { type: 'start', voters, httpUrls: httpUrls as Record<string, string> };
 }
 
-/** One `kv-status {...}` line: the fields a launcher follows (role, epoch, leader, offsets). */
-function statusLine(node: RaftNode<KvCommand>): string {
+/** One `kv-status {...}` line: the fields a launcher follows (role, epoch, leader, offsets, restores). */
+function statusLine(node: RaftNode<KvCommand>, stateMachine: KvStateMachine): string {
   const status = node.status();
   return `kv-status ${JSON.stringify({
     role: status.role,
     epoch: status.epoch,
     leaderId: status.leaderId ?? null,
     highWatermark: status.highWatermark ?? null,
+    logStartOffset: status.logStartOffset ?? null,
     logEndOffset: status.logEndOffset ?? null,
     appliedOffset: status.applied?.offset ?? null,
+    restores: stateMachine.restoreCount(),
+    pid: process.pid,
   })}`;
 }
 
 async function main(): Promise<void> {
   const nodeId = Number(requiredEnvironment('KV_NODE_ID'));
   const config = JSON.parse(process.env['KV_RAFT_CONFIG'] ?? '{}') as RaftNodeConfig;
+  const log = JSON.parse(process.env['KV_LOG_CONFIG'] ?? '{}') as RaftNodeLogConfig;
   const stateMachine = new KvStateMachine();
   const host = process.env['KV_HOST'] || '127.0.0.1';
   const node = await RaftNode.bind<KvCommand>({
@@ -73,6 +77,7 @@ async function main(): Promise<void> {
     serde: jsonSerde<KvCommand>(),
     stateMachine,
     config,
+    log,
   });
   let httpUrls: Readonly<Record<string, string>> = {};
   const server = createKvServer({
@@ -125,7 +130,8 @@ async function main(): Promise<void> {
     );
   };
   const statusIntervalMs = Number(process.env['KV_STATUS_INTERVAL_MS'] ?? '0');
-  if (statusIntervalMs > 0) setInterval(() => console.log(statusLine(node)), statusIntervalMs).unref();
+  if (statusIntervalMs > 0)
+    setInterval(() => console.log(statusLine(node, stateMachine)), statusIntervalMs).unref();
   const fromEnvironment = startFromEnvironment();
   if (fromEnvironment !== undefined) start(fromEnvironment);
   process.on('message', (message: StartMessage) => {

@@ -27,6 +27,7 @@ export interface KvResult {
 export class KvStateMachine implements StateMachine<KvCommand> {
   private readonly entries = new Map<string, string>();
   private readonly results = new Map<string, KvResult | undefined>();
+  private restores = 0;
 
   get(key: string): string | null {
     return this.entries.get(key) ?? null;
@@ -34,6 +35,11 @@ export class KvStateMachine implements StateMachine<KvCommand> {
 
   size(): number {
     return this.entries.size;
+  }
+
+  /** How often this process replaced its map with a snapshot's (on start, or one the leader sent). */
+  restoreCount(): number {
+    return this.restores;
   }
 
   /** Registers a request this process proposes, so that `apply` keeps its result for `takeResult`. */
@@ -60,6 +66,7 @@ export class KvStateMachine implements StateMachine<KvCommand> {
   }
 
   restore(reader: StateMachineSnapshotReader<KvCommand>): void {
+    this.restores += 1;
     this.entries.clear();
     for (const command of reader) this.execute(command);
   }

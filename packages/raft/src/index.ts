@@ -70,6 +70,7 @@ export {
   type LogPosition,
   type RaftNodeBindOptions,
   type RaftNodeConfig,
+  type RaftNodeLogConfig,
   type RaftNodeOptions,
   type RaftNodeSettings,
   type StateMachine,

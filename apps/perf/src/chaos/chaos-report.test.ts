@@ -58,10 +58,12 @@ describe('chaos report', () => {
       check: checkKvHistory(events),
       finalMaps: { keys: 2, equal: 2 },
       snapshots: { files: 4, nodes: 3, highestEndOffset: 1000 },
+      restores: 2,
+      highestLogStartOffset: 800,
       plantedBug: undefined,
     };
     expect(formatRunLine(result({ workload: 'kv', check: undefined, kv }))).toBe(
-      'PASSED seed 7 nodes 3 kv: faults 2 (kill 1, pause 1); ops 3 (ok 1, fail 1, info 1); keys 2: k0 1 ops linearizable, k1 1 ops linearizable (2 states); violations 0, unknown 0; final maps equal (2 keys, 3 nodes); snapshots 4 on 3 nodes (newest at 1000); committed offset 10; 61 s',
+      'PASSED seed 7 nodes 3 kv: faults 2 (kill 1, pause 1); ops 3 (ok 1, fail 1, info 1); keys 2: k0 1 ops linearizable, k1 1 ops linearizable (2 states); violations 0, unknown 0; final maps equal (2 keys, 3 nodes); snapshots 4 on 3 nodes (newest at 1000), 2 restores, log start up to 800; committed offset 10; 61 s',
     );
     const planted = formatRunLine(
       result({
@@ -76,9 +78,9 @@ describe('chaos report', () => {
     );
     const table = formatSummaryTable([result({ workload: 'kv', check: undefined, kv })]);
     expect(table.split('\n')[0]).toContain(
-      '| ops | ok | fail | info | keys checked | violations | unknown | snapshots |',
+      '| ops | ok | fail | info | keys checked | violations | unknown | snapshots | restores |',
     );
-    expect(table.split('\n')[2]).toMatch(/\| 3 \| 1 \| 1 \| 1 \| 2 \| 0 \| 0 \| 4 \|$/);
+    expect(table.split('\n')[2]).toMatch(/\| 3 \| 1 \| 1 \| 1 \| 2 \| 0 \| 0 \| 4 \| 2 \|$/);
   });
 
   it('sums the runs per cluster size in the summary table and lists failed seeds', () => {

@@ -32,7 +32,7 @@ function appendFigures(result: ChaosRunResult): string {
 
 /**
  * `ops 4312 (ok 3200, fail 1000, info 112); keys 4: k0 1080 ops linearizable, ...; violations 0,
- * unknown 0; final maps equal (4 keys, 3 nodes); snapshots 12 on 3 nodes (newest at 6500)`.
+ * unknown 0; final maps equal (4 keys, 3 nodes); snapshots 12 on 3 nodes (newest at 6500), 2 restores, log start up to 5800`.
  */
 function kvFigures(result: ChaosRunResult): string {
   const check = result.kv?.check;
@@ -58,7 +58,8 @@ function kvFigures(result: ChaosRunResult): string {
     maps,
     snapshots === undefined
       ? 'snapshots not counted'
-      : `snapshots ${snapshots.files} on ${snapshots.nodes} nodes (newest at ${snapshots.highestEndOffset})`,
+      : `snapshots ${snapshots.files} on ${snapshots.nodes} nodes (newest at ${snapshots.highestEndOffset}), ` +
+        `${result.kv?.restores ?? 0} restores, log start up to ${result.kv?.highestLogStartOffset ?? 0}`,
   ].join('; ');
 }
 
@@ -92,6 +93,7 @@ const KV_COLUMNS: readonly [string, (result: ChaosRunResult) => number][] = [
   ['violations', (result) => result.kv?.check?.violations ?? 0],
   ['unknown', (result) => result.kv?.check?.unknown ?? 0],
   ['snapshots', (result) => result.kv?.snapshots?.files ?? 0],
+  ['restores', (result) => result.kv?.restores ?? 0],
 ];
 
 function sum(results: readonly ChaosRunResult[], pick: (result: ChaosRunResult) => number): number {

@@ -143,6 +143,41 @@ describe('compareCommittedLogs', () => {
     );
     expect(short.problems).toEqual(['only 1 of 3 nodes hold the committed log up to 4']);
   });
+
+  it('compares logs whose starts differ (retention) batch by base offset', () => {
+    const { problems } = compareCommittedLogs(
+      new Map([
+        [1, log(batch(4, 5, 3), batch(6, 7, 4))],
+        [2, log(batch(0, 1, 1), batch(2, 3, 2), batch(4, 5, 3))],
+        [3, log(batch(2, 3, 2), batch(4, 5, 3), batch(6, 7, 4))],
+      ]),
+      8,
+    );
+    expect(problems).toEqual([]);
+    const differing = compareCommittedLogs(
+      new Map([
+        [1, log(batch(4, 5, 3), batch(6, 7, 4))],
+        [2, log(batch(0, 1, 1), batch(2, 3, 2), batch(4, 5, 3))],
+        [3, log(batch(2, 3, 9), batch(4, 5, 3), batch(6, 7, 4))],
+      ]),
+      8,
+    );
+    expect(differing.problems).toEqual([
+      "node 3's committed log differs from node 2's at the batch of offset 2",
+    ]);
+  });
+
+  it('finds a batch boundary the longest log does not have', () => {
+    const { problems } = compareCommittedLogs(
+      new Map([
+        [1, log(batch(0, 3, 1), batch(4, 5, 3))],
+        [2, log(batch(0, 1, 1), batch(2, 3, 2), batch(4, 5, 3))],
+        [3, log(batch(0, 3, 1), batch(4, 5, 3))],
+      ]),
+      6,
+    );
+    expect(problems).toEqual(["node 2's committed log differs from node 1's at the batch of offset 2"]);
+  });
 });
 
 describe('readCommittedLog of a RaftNode directory', () => {

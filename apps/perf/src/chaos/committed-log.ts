@@ -18,7 +18,10 @@ export interface CommittedBatch {
 
 export interface CommittedLog {
   readonly batches: readonly CommittedBatch[];
-  /** The offset after the last batch read: the node holds `[0, endOffset)` of the committed log. */
+  /**
+   * The offset after the last batch read: the node holds `[start, endOffset)` of the committed log,
+   * from its first segment's base offset (0 until log retention deletes a segment).
+   */
   readonly endOffset: number;
 }
 
@@ -81,9 +84,12 @@ export function committedRecords(
 }
 
 /**
- * The committed prefixes of every node's log, compared: a majority must hold all of
- * `[0, committedOffset)`, and every node's batches must equal the longest log's byte for byte.
- * Returns that longest log (the reference) and each problem found.
+ * The committed logs of every node, compared: a majority must hold the committed log up to
+ * `committedOffset`, and every batch must equal, byte for byte, the batch of the same base offset
+ * on the longest log (the reference), or on the first node holding it when the reference's log
+ * starts later (log retention deleted what a snapshot covers). Within the reference's range, a
+ * batch the reference does not have at that base offset differs too. Returns the reference and
+ * each problem found (at most one per node: its first differing batch).
  */
 export function compareCommittedLogs(
   logs: ReadonlyMap<number, CommittedLog>,
@@ -101,15 +107,26 @@ export function compareCommittedLogs(
       `only ${complete} of ${entries.length} nodes hold the committed log up to ${committedOffset}`,
     );
   }
+  const referenceStart = reference.batches[0]?.baseOffset ?? reference.endOffset;
+  const canonical = new Map<number, { readonly nodeId: number; readonly bytes: Buffer }>();
+  for (const [nodeId, log] of [[referenceId, reference] as const, ...entries]) {
+    for (const batch of log.batches) {
+      const ownedByReference = batch.baseOffset >= referenceStart && nodeId === referenceId;
+      const beforeReference = batch.baseOffset < referenceStart;
+      if ((ownedByReference || beforeReference) && !canonical.has(batch.baseOffset)) {
+        canonical.set(batch.baseOffset, { nodeId, bytes: batch.bytes });
+      }
+    }
+  }
   for (const [nodeId, log] of entries) {
-    const index = log.batches.findIndex(
-      (batch, position) => !batch.bytes.equals(reference.batches[position]?.bytes ?? Buffer.alloc(0)),
-    );
-    if (index >= 0) {
-      const offset = log.batches[index]?.baseOffset;
+    for (const batch of log.batches) {
+      const expected = canonical.get(batch.baseOffset);
+      if (expected !== undefined && batch.bytes.equals(expected.bytes)) continue;
+      const other = expected?.nodeId ?? referenceId;
       problems.push(
-        `node ${nodeId}'s committed log differs from node ${referenceId}'s at the batch of offset ${offset}`,
+        `node ${nodeId}'s committed log differs from node ${other}'s at the batch of offset ${batch.baseOffset}`,
       );
+      break;
     }
   }
   return { reference, problems };

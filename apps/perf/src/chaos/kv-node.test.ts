@@ -6,7 +6,7 @@ describe('kv nodes in the chaos tier', () => {
   it("reads a kv process's status line as the status the runner follows", () => {
     expect(
       parseKvStatus(
-        'kv-status {"role":"leader","epoch":3,"leaderId":2,"highWatermark":120,"logEndOffset":121,"appliedOffset":119}',
+        'kv-status {"role":"leader","epoch":3,"leaderId":2,"highWatermark":120,"logStartOffset":64,"logEndOffset":121,"appliedOffset":119,"restores":2,"pid":4321}',
       ),
     ).toEqual({
       role: 'Leader',
@@ -15,6 +15,9 @@ describe('kv nodes in the chaos tier', () => {
       highWatermark: 120,
       logEndOffset: 121,
       appliedOffset: 119,
+      logStartOffset: 64,
+      restores: 2,
+      processId: 4321,
     });
     expect(
       parseKvStatus(
@@ -27,6 +30,9 @@ describe('kv nodes in the chaos tier', () => {
       highWatermark: undefined,
       logEndOffset: 0,
       appliedOffset: undefined,
+      logStartOffset: undefined,
+      restores: undefined,
+      processId: undefined,
     });
     for (const line of [
       'kv-status {',
@@ -69,6 +75,11 @@ describe('kv nodes in the chaos tier', () => {
     expect(JSON.parse(environment['KV_RAFT_CONFIG'] as string)).toEqual({
       proposeTimeoutMs: 4000,
       snapshotEveryRecords: 500,
+      logCleanIntervalMs: 1000,
+    });
+    expect(JSON.parse(environment['KV_LOG_CONFIG'] as string)).toEqual({
+      internalSegmentBytes: 65536,
+      retentionMaxBytes: 262144,
     });
     const owned = [...addresses.values()];
     expect(() =>

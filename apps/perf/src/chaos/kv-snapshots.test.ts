@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { countKvSnapshots, missingSnapshotProblem } from './kv-snapshots.js';
+import { countKvSnapshots, KvSnapshotActivity, missingSnapshotProblem } from './kv-snapshots.js';
 
 let root: string | undefined;
 
@@ -56,5 +56,22 @@ describe('missingSnapshotProblem', () => {
   it('passes a run with a snapshot, or one too short to owe one', () => {
     expect(missingSnapshotProblem({ files: 1, nodes: 1, highestEndOffset: 600 }, 5000, 500)).toBeUndefined();
     expect(missingSnapshotProblem(none, 999, 500)).toBeUndefined();
+  });
+});
+
+describe('KvSnapshotActivity', () => {
+  it('adds each process’s restores once, a restart’s in full, and keeps the highest log start', () => {
+    const activity = new KvSnapshotActivity();
+    activity.observe({ processId: 100, restores: 0, logStartOffset: 0 });
+    activity.observe({ processId: 100, restores: 1, logStartOffset: 400 });
+    activity.observe({ processId: 100, restores: 1, logStartOffset: 380 });
+    activity.observe({ processId: 200, restores: 2 });
+    // Node 1 restarted as process 300, which restored at once and again later.
+    activity.observe({ processId: 300, restores: 1, logStartOffset: 800 });
+    activity.observe({ processId: 300, restores: 2 });
+    activity.observe({ restores: 5 });
+    activity.observe({});
+    expect(activity.restores()).toBe(1 + 2 + 2);
+    expect(activity.highestLogStartOffset()).toBe(800);
   });
 });

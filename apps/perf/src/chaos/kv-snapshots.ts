@@ -59,3 +59,36 @@ export function missingSnapshotProblem(
   if (count.files > 0 || committedOffset < 2 * snapshotEveryRecords) return undefined;
   return `no node took a snapshot, though ${committedOffset} offsets were committed with one due every ${snapshotEveryRecords} records`;
 }
+
+/**
+ * The snapshot restores and the highest log start the nodes reported over a run, from their
+ * status lines: each process counts its own restores, so they add up per process id.
+ */
+export class KvSnapshotActivity {
+  /** The last restore count of each process (a run starts a handful of processes per node). */
+  private readonly lastRestores = new Map<number, number>();
+  private restoreTotal = 0;
+  private logStart = 0;
+
+  observe(status: {
+    readonly processId?: number | undefined;
+    readonly restores?: number | undefined;
+    readonly logStartOffset?: number | undefined;
+  }): void {
+    if (status.logStartOffset !== undefined) this.logStart = Math.max(this.logStart, status.logStartOffset);
+    if (status.restores === undefined || status.processId === undefined) return;
+    const last = this.lastRestores.get(status.processId) ?? 0;
+    this.restoreTotal += Math.max(0, status.restores - last);
+    this.lastRestores.set(status.processId, Math.max(last, status.restores));
+  }
+
+  /** Restores over every process of every node. */
+  restores(): number {
+    return this.restoreTotal;
+  }
+
+  /** The highest log start offset any node reported (0 while retention deleted nothing). */
+  highestLogStartOffset(): number {
+    return this.logStart;
+  }
+}

@@ -7,7 +7,12 @@ import { KvClientProcess } from './kv-client-process.js';
 import type { KvClientsSummary } from './kv-clients.js';
 import { readKvHistory } from './kv-history.js';
 import { KV_HTTP_PORT, KV_PROPOSE_TIMEOUT_MS, KV_SNAPSHOT_EVERY_RECORDS, kvHttpUrl } from './kv-node.js';
-import { countKvSnapshots, type KvSnapshotCount, missingSnapshotProblem } from './kv-snapshots.js';
+import {
+  countKvSnapshots,
+  KvSnapshotActivity,
+  type KvSnapshotCount,
+  missingSnapshotProblem,
+} from './kv-snapshots.js';
 import type { WorkloadDriver } from './workload-driver.js';
 
 /**
@@ -39,6 +44,10 @@ export interface KvRunReport {
   readonly finalMaps: { readonly keys: number; readonly equal: number } | undefined;
   /** The snapshot files the nodes hold at the end (undefined when the run ended before the check). */
   readonly snapshots: KvSnapshotCount | undefined;
+  /** State machines restored from a snapshot (at a restart, or sent by the leader), over the run. */
+  readonly restores: number;
+  /** The highest log start offset a node reported: how far retention deleted the log. */
+  readonly highestLogStartOffset: number;
   readonly plantedBug: KvWorkloadOptions['plantedBug'];
 }
 
@@ -59,6 +68,7 @@ export class KvDriver implements WorkloadDriver {
   private check: KvHistoryCheck | undefined;
   private finalMaps: KvRunReport['finalMaps'];
   private snapshots: KvSnapshotCount | undefined;
+  private readonly snapshotActivity = new KvSnapshotActivity();
 
   constructor(
     private readonly cluster: ChaosCluster,
@@ -72,6 +82,9 @@ export class KvDriver implements WorkloadDriver {
 
   async begin(): Promise<void> {
     const { options, run } = this;
+    for (const node of this.cluster.nodes.values()) {
+      node.onStatus((status) => this.snapshotActivity.observe(status));
+    }
     this.client = KvClientProcess.start(this.cluster, {
       clients: options.clients,
       keys: options.keys,
@@ -183,6 +196,8 @@ export class KvDriver implements WorkloadDriver {
       check: this.check,
       finalMaps: this.finalMaps,
       snapshots: this.snapshots,
+      restores: this.snapshotActivity.restores(),
+      highestLogStartOffset: this.snapshotActivity.highestLogStartOffset(),
       plantedBug: this.options.plantedBug,
     };
   }

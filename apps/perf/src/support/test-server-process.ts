@@ -37,6 +37,12 @@ export interface NodeStatus {
   readonly logEndOffset: number;
   /** The last offset the node's state machine applied, where the process reports one (kv-store). */
   readonly appliedOffset?: number | undefined;
+  /** The log start offset, where the process reports it (kv-store). */
+  readonly logStartOffset?: number | undefined;
+  /** How often this process restored its state machine from a snapshot (kv-store). */
+  readonly restores?: number | undefined;
+  /** The reporting process's id, where it says (kv-store): tells a restart's counts apart. */
+  readonly processId?: number | undefined;
 }
 
 const STATUS_PATTERN =

@@ -1,3 +1,4 @@
+import type { LogConfigOptions } from '@kraft/log';
 import {
   checkInteger,
   checkKnownKeys,
@@ -71,6 +72,13 @@ export const DEFAULT_RAFT_NODE_SETTINGS: RaftNodeSettings = Object.freeze({
   shutdownTimeoutMs: 5_000,
 });
 
+/**
+ * RaftNode's `log`: the metadata log's settings in camelCase (`@kraft/log`'s `LogConfigOptions`:
+ * `segmentBytes` for `metadata.log.segment.bytes`, `retentionMaxBytes` for
+ * `metadata.max.retention.bytes`, ...), each with Kafka's default.
+ */
+export type RaftNodeLogConfig = LogConfigOptions;
+
 /** What `RaftNode.bind` needs: everything but the voters. */
 export interface RaftNodeBindOptions<T> {
   /** `node.id`. */
@@ -101,6 +109,14 @@ export interface RaftNodeBindOptions<T> {
    */
   readonly rawListener?: Listener;
   readonly config?: RaftNodeConfig;
+  /**
+   * The metadata log's settings (`metadata.log.segment.bytes`, `metadata.max.retention.bytes`,
+   * ...; `@kraft/log`'s `LogConfigOptions`), Kafka's defaults where absent. Checked by `bind`
+   * before the directory is locked. Segments wholly below the latest snapshot are deleted once
+   * the log and its snapshots exceed the retention, so a follower that falls behind the log start
+   * catches up from a snapshot (FetchSnapshot).
+   */
+  readonly log?: RaftNodeLogConfig;
   readonly logger?: Logger;
   /** The `ssl.*` material, for listeners whose security protocol is SSL. */
   readonly tls?: TlsSettings;
@@ -147,6 +163,7 @@ const BIND_OPTION_KEYS = [
   'listener',
   'rawListener',
   'config',
+  'log',
   'logger',
   'tls',
 ];

@@ -141,6 +141,43 @@ describe('RaftNode with three voters', () => {
   });
 });
 
+describe('RaftNode log retention', () => {
+  it('a follower down while the log start passed it catches up from the leader’s snapshot', async () => {
+    // Small segments and retention, frequent snapshots and cleaning: the leader deletes what its
+    // snapshots cover, so the returning follower must fetch a snapshot, not the log.
+    cluster = new TestCluster(() => ({ log: { internalSegmentBytes: 2048, retentionMaxBytes: 4096 } }));
+    const config = { snapshotEveryRecords: 20, logCleanIntervalMs: 50 };
+    await cluster.start(3, config);
+    const leader = await cluster.leader();
+    const follower = cluster.members.find((member) => member !== leader)!;
+    await follower.node.close();
+    for (let index = 0; index < 200; index += 1) {
+      await leader.node.propose([{ key: `k${index % 5}`, value: `value-${index}` }]);
+    }
+    await expect
+      .poll(() => leader.node.status().logStartOffset ?? 0, { timeout: 10_000 })
+      .toBeGreaterThan(100);
+    const restored = await cluster.restart(follower, config);
+    await expect.poll(() => [...restored.entries], { timeout: 15_000 }).toEqual(entriesOf(leader));
+    expect(restored.restores).toBe(1);
+    expect(restored.applied.length).toBeLessThan(100);
+  });
+
+  it('refuses a log setting out of range before it locks the directory', async () => {
+    const directory = cluster.newDirectory();
+    const options = cluster.nodeOptions(1, directory, {});
+    await expect(RaftNode.bind({ ...options, log: { segmentBytes: 1024 } })).rejects.toThrow(
+      /metadata.log.segment.bytes must be at least/,
+    );
+    const node = await RaftNode.open({
+      ...options,
+      log: { segmentBytes: 8 * 1024 * 1024 },
+      voters: '1@127.0.0.1:9',
+    });
+    await node.close();
+  });
+});
+
 describe('RaftNode reads and leadership', () => {
   it('readIndex on the leader returns once its state machine holds every acknowledged write', async () => {
     await cluster.start(3);

@@ -78,6 +78,7 @@ interface Running {
 interface Bound<T> {
   readonly options: RaftNodeBindOptions<T>;
   readonly settings: RaftNodeSettings;
+  readonly logConfig: LogConfig;
   readonly quorum: Partial<QuorumConfig>;
   readonly listener: ListenerSpec;
   readonly fileSystem: NodeFileSystem;
@@ -148,6 +149,7 @@ export class RaftNode<T> {
     const { quorum, settings } = splitRaftNodeConfig(options.config);
     // Refused here, before the directory is locked or the port bound; the client resolves it again.
     resolveQuorumConfig(quorum);
+    const logConfig = new LogConfig(options.log ?? {});
     const listener = controllerListener(options);
     const logger = (options.logger ?? silentLogger).child({ nodeId: options.nodeId });
     const time = new SystemTime();
@@ -175,6 +177,7 @@ export class RaftNode<T> {
     return new RaftNode({
       options,
       settings,
+      logConfig,
       quorum,
       listener,
       fileSystem,
@@ -412,14 +415,14 @@ export class RaftNode<T> {
   }
 
   private openLog(voters: VoterSet): RaftLog {
-    const { options, fileSystem, lock, logger } = this.bound;
+    const { options, fileSystem, lock, logger, logConfig } = this.bound;
     return openKafkaRaftLog({
       dir: options.directory,
       fileSystem,
       lock,
       logger,
       lostFlushedData: lostFlushedDataPolicyFor(voters.size() - 1),
-      config: new LogConfig({}),
+      config: logConfig,
     });
   }
 
