@@ -12,6 +12,15 @@ export type ControlRecordLog = Pick<
   'startOffset' | 'endOffset' | 'read' | 'latestSnapshotId' | 'readSnapshot'
 >;
 
+/**
+ * What the code that changes the log tells the state machine (the narrow view the follower's
+ * fetch path and the leader's epoch start get): the log grew or its start moved, or its tail was cut.
+ */
+export type ControlRecordsTracker = Pick<
+  KRaftControlRecordStateMachine,
+  'updateState' | 'truncateNewEntries'
+>;
+
 /** The kraft.version of a log with no KRaftVersionRecord: static voters. */
 const DEFAULT_KRAFT_VERSION = 0;
 
