@@ -15,6 +15,7 @@ export class NonOverlappingVoterSetError extends KRaftError {
     this.offset = offset;
   }
 
+  /** True for a NonOverlappingVoterSetError, even one from another copy of the package. */
   static isNonOverlappingVoterSetError(value: unknown): value is NonOverlappingVoterSetError {
     return KRaftError.isInstance(value) && value.code === 'NON_OVERLAPPING_VOTER_SET';
   }
