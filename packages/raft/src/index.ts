@@ -1,3 +1,4 @@
+export type { VotersRecordAppendResult, VotersRecordRejection } from './client/voter-set-changes.js';
 export { Endpoints } from './endpoints.js';
 export { BatchAccumulatorFullError } from './errors/batch-accumulator-full-error.js';
 export { IndeterminateError, type IndeterminateReason } from './errors/indeterminate-error.js';

@@ -59,6 +59,7 @@ import { QuorumRequestValidator } from './client/request-validator.js';
 import { ShutdownDeadline } from './client/shutdown-deadline.js';
 import { StatePoller } from './client/state-poller.js';
 import { StateTransitions } from './client/state-transitions.js';
+import { VoterSetChanges, type VotersRecordAppendResult } from './client/voter-set-changes.js';
 import { Endpoints } from './endpoints.js';
 import { InvalidSnapshotError } from './errors/invalid-snapshot-error.js';
 import { NotLeaderError } from './errors/not-leader-error.js';
@@ -144,6 +145,7 @@ export class KafkaRaftClient implements RaftClient {
   private readonly fetchSnapshotHandler: FetchSnapshotHandler;
   private readonly describeQuorumHandler: DescribeQuorumHandler;
   private readonly voterChangeHandler: VoterChangeHandler;
+  private readonly voterSetChanges: VoterSetChanges;
   private readonly statePoller: StatePoller;
   private readonly listenerDispatch: ListenerDispatch;
   private inbound: InboundMessage[] = [];
@@ -231,6 +233,7 @@ export class KafkaRaftClient implements RaftClient {
     this.fetchSnapshotHandler = new FetchSnapshotHandler(identity, quorum, log, validator);
     this.describeQuorumHandler = new DescribeQuorumHandler(identity, quorum, validator);
     this.voterChangeHandler = new VoterChangeHandler(identity, quorum, validator);
+    this.voterSetChanges = new VoterSetChanges(identity, quorum, this.controlRecords, this.leaderWritePath);
     this.statePoller = new StatePoller(
       identity,
       quorum,
@@ -550,6 +553,24 @@ export class KafkaRaftClient implements RaftClient {
     checkInteger('transferLeadership: timeoutMs', timeoutMs, { minimum: 0 });
     this.checkLeading('leadership transfer');
     return this.startOperation((id) => this.leadershipTransfer.start(id, targetId, nowMs, timeoutMs));
+  }
+
+  /**
+   * The leader's voter change primitive (KIP-853, ADR 0045), which the AddRaftVoter and
+   * RemoveRaftVoter handlers are to call: appends a VotersRecord of `voters` at the log end. It
+   * takes effect at once (elections, the high watermark and check-quorum count over it) and is
+   * committed by the new set. Refused, as a value, unless this node leads with a high watermark at
+   * kraft.version 1, the last voter change is committed (one at a time), the set keeps an
+   * overlapping majority with the latest one, and no record waits in the accumulator.
+   */
+  appendVotersRecord(voters: VoterSet, nowMs: number): VotersRecordAppendResult {
+    if (!this.isLeadingAndOpen()) return { kind: 'rejected', reason: 'not-leader' };
+    const result = this.voterSetChanges.appendVotersRecord(voters, nowMs);
+    if (result.kind === 'appended') {
+      this.maybeUpdateVoterSet(nowMs);
+      this.requestWakeup();
+    }
+    return result;
   }
 
   /** Starts an operation under the next id, which is used up only when `start` does not throw. */

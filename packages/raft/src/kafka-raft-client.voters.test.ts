@@ -74,19 +74,28 @@ describe('the voter set at kraft.version 1 comes from the log (KIP-853)', () => 
     expect(context.client.highWatermark()).toBe(end);
   });
 
-  it('as leader, counts a VotersRecord appended to its log at once, before it commits', async () => {
+  it('as leader, counts a VotersRecord it appends at once, and commits it with the new set', async () => {
     const context = await nodeWithVotersInLog(1, STATIC_VOTERS);
     const epoch = await context.becomeLeader();
     await context.advanceHighWatermarkAsLeader();
-    // What an AddRaftVoter handler will do (the next step): append the new set at the log end.
-    // Appended here through the log port, with nothing left in the accumulator.
     const votersOffset = context.log.endOffset();
-    appendVotersRecord([0, 1, 2, 3], epoch)(context.log);
-    await context.poll();
+    const added = VoterSet.fromIds([0, 1, 2, 3]);
+    expect(context.client.appendVotersRecord(added, context.time.milliseconds())).toEqual({
+      kind: 'appended',
+      offset: votersOffset,
+    });
     expect(context.client.lastVoterSet().voterIds()).toEqual([0, 1, 2, 3]);
+    // The leader counts over it from now on, not from its next poll.
+    expect(context.client.quorumState().leaderStateOrThrow().voters().voterIds()).toEqual([0, 1, 2, 3]);
+    // One change at a time: the next waits until this one commits.
+    const another = VoterSet.fromIds([0, 1, 2, 3, 4]);
+    expect(context.client.appendVotersRecord(another, context.time.milliseconds())).toEqual({
+      kind: 'rejected',
+      reason: 'uncommitted-voter-change',
+    });
+    await context.poll();
     const end = context.log.endOffset();
-    // Of the new four voters, the leader and voter 1 are not a majority: the change is
-    // committed by the new set, not the old one.
+    // Of the new four voters, the leader and voter 1 are not a majority: the new set commits it.
     context.deliverVoterFetch(1, epoch, end);
     await context.poll();
     expect(context.client.highWatermark()).toBeLessThanOrEqual(votersOffset);
@@ -99,6 +108,39 @@ describe('the voter set at kraft.version 1 comes from the log (KIP-853)', () => 
     expect(described.topics[0]?.partitions[0]?.currentVoters.map((voter) => voter.replicaId)).toEqual([
       0, 1, 2, 3,
     ]);
+    // Committed: the next change may go, and data appends go on after the control batch.
+    expect(context.client.appendVotersRecord(another, context.time.milliseconds())).toEqual({
+      kind: 'appended',
+      offset: end,
+    });
+    expect(context.client.scheduleAppend(epoch, [Buffer.from('after')])).toBe(end + 1);
+    await context.poll();
+    expect(context.log.endOffset()).toBe(end + 2);
+  });
+
+  it('refuses to append a VotersRecord, as a value, when it may not', async () => {
+    const follower = await nodeWithVotersInLog(1, STATIC_VOTERS);
+    const now = follower.time.milliseconds();
+    const next = VoterSet.fromIds([0, 1, 2, 3]);
+    expect(follower.client.appendVotersRecord(next, now)).toEqual({ kind: 'rejected', reason: 'not-leader' });
+
+    const leader = await nodeWithVotersInLog(1, STATIC_VOTERS);
+    const epoch = await leader.becomeLeader();
+    const reasonFor = (voters: VoterSet) => {
+      const result = leader.client.appendVotersRecord(voters, leader.time.milliseconds());
+      return result.kind === 'rejected' ? result.reason : `appended at ${result.offset}`;
+    };
+    expect(reasonFor(next)).toBe('no-high-watermark');
+    await leader.advanceHighWatermarkAsLeader();
+    expect(reasonFor(VoterSet.fromIds([0, 1, 2, 3, 4]))).toBe('no-overlapping-majority');
+    leader.client.scheduleAppend(epoch, [Buffer.from('waiting')]);
+    expect(reasonFor(next)).toBe('pending-appends');
+
+    const staticLeader = await nodeWithVotersInLog(0, STATIC_VOTERS);
+    await staticLeader.becomeLeader();
+    await staticLeader.advanceHighWatermarkAsLeader();
+    const result = staticLeader.client.appendVotersRecord(next, staticLeader.time.milliseconds());
+    expect(result).toEqual({ kind: 'rejected', reason: 'kraft-version-0' });
   });
 
   it('as follower, takes a fetched VotersRecord at once and gives it back when the log is truncated', async () => {
