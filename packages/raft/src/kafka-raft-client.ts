@@ -694,10 +694,13 @@ export class KafkaRaftClient implements RaftClient {
   }
 
   /**
-   * The voter set in force at `offset` (below the log end): at kraft.version 1 the last VotersRecord
-   * at or before it, else the static voters; at kraft.version 0 always the static voters.
+   * The voter set in force at `offset`, from -1 (before the first record) to below the log end:
+   * at kraft.version 1 the last VotersRecord at or before it, else the static voters; at
+   * kraft.version 0 always the static voters. Throws InvalidConfigurationError (the argument check)
+   * for an offset outside that range.
    */
   voterSetAtOffset(offset: number): VoterSet {
+    checkInteger('voterSetAtOffset: offset', offset, { minimum: -1, maximum: this.log.endOffset() - 1 });
     const controlRecords = this.controlRecords;
     if (controlRecords === undefined) return this.options.voters;
     controlRecords.updateState();

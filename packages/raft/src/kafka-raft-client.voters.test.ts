@@ -6,6 +6,7 @@
 import { buildControlBatch, buildVotersBatch, ControlRecordType, RecordsIterator } from '@kraft/records';
 import { describe, expect, it } from 'vitest';
 import { RaftClientTestContext, recordsOf } from '../test/kit/raft-client-test-context.js';
+import { InvalidConfigurationError } from './errors/invalid-configuration-error.js';
 import { RaftApiKey } from './kafka-raft-client.js';
 import type { RaftLog } from './ports/raft-log.js';
 import { VoterSet } from './voter-set.js';
@@ -51,6 +52,8 @@ describe('the voter set at kraft.version 1 comes from the log (KIP-853)', () => 
     const context = await nodeWithVotersInLog(0, [0, 1, 2, 3]);
     expect(context.client.lastVoterSet().voterIds()).toEqual(STATIC_VOTERS);
     expect(context.client.voterSetAtOffset(0).voterIds()).toEqual(STATIC_VOTERS);
+    // Past the log end there is no voter set to give.
+    expect(() => context.client.voterSetAtOffset(context.log.endOffset())).toThrow(InvalidConfigurationError);
     expect(await preVoteDestinations(context)).toEqual([1, 2]);
   });
 
