@@ -105,13 +105,14 @@ export class KRaftControlRecordStateMachine {
     const startOffset = this.log.startOffset();
     const previousStart = this.observedStartOffset;
     this.observedStartOffset = startOffset;
+    // Most updates find the start where it was: nothing to look up.
+    if (previousStart !== undefined && startOffset <= previousStart) return;
     const latest = this.log.latestSnapshotId();
     if (previousStart === undefined) {
       // The first update reads the latest snapshot, as Kafka's listener does from offset 0.
       if (latest !== undefined) this.loadSnapshot(latest);
       return;
     }
-    if (startOffset <= previousStart) return;
     // The start moved. Retention keeps the log from the snapshot on: what was read stays true.
     // A fetched snapshot that replaced the log (it ended below the snapshot, or past it in a
     // tail the snapshot overrides) makes the snapshot the truth again.
