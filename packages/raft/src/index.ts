@@ -1,3 +1,4 @@
+export type { VotersRecordAppendResult, VotersRecordRejection } from './client/voter-set-changes.js';
 export { Endpoints } from './endpoints.js';
 export { BatchAccumulatorFullError } from './errors/batch-accumulator-full-error.js';
 export { IndeterminateError, type IndeterminateReason } from './errors/indeterminate-error.js';
@@ -9,6 +10,7 @@ export {
 } from './errors/leadership-transfer-error.js';
 export { LogDirectoryError } from './errors/log-directory-error.js';
 export { NoLeaderError } from './errors/no-leader-error.js';
+export { NonOverlappingVoterSetError } from './errors/non-overlapping-voter-set-error.js';
 export type { KnownLeader } from './errors/not-leader-error.js';
 export { NotLeaderError } from './errors/not-leader-error.js';
 export { PendingReadsFullError } from './errors/pending-reads-full-error.js';

@@ -46,7 +46,7 @@
  * drains with `ready()` (RaftOutbox).
  */
 import { apiKeyFor, checkInteger, Errors, invariant, type Logger, silentLogger, Uuid } from '@kraft/protocol';
-import { MemoryRecords, type Records } from '@kraft/records';
+import { type ControlRecordMessage, ControlRecordType, MemoryRecords, type Records } from '@kraft/records';
 import { checkKafkaRaftClientOptions } from './check-kafka-raft-client-options.js';
 import { LeaderWritePath } from './client/leader-write-path.js';
 import { LeadershipTransfer } from './client/leadership-transfer.js';
@@ -59,6 +59,7 @@ import { QuorumRequestValidator } from './client/request-validator.js';
 import { ShutdownDeadline } from './client/shutdown-deadline.js';
 import { StatePoller } from './client/state-poller.js';
 import { StateTransitions } from './client/state-transitions.js';
+import { VoterSetChanges, type VotersRecordAppendResult } from './client/voter-set-changes.js';
 import { Endpoints } from './endpoints.js';
 import { InvalidSnapshotError } from './errors/invalid-snapshot-error.js';
 import { NotLeaderError } from './errors/not-leader-error.js';
@@ -71,6 +72,7 @@ import { QuorumEpochHandler } from './handlers/quorum-epoch-handler.js';
 import { VoteHandler } from './handlers/vote-handler.js';
 import { VoterChangeHandler } from './handlers/voter-change-handler.js';
 import { MAX_BATCH_SIZE_BYTES } from './internals/batch-accumulator.js';
+import { KRaftControlRecordStateMachine } from './internals/kraft-control-record-state-machine.js';
 import { RaftMetricsRecorder } from './internals/raft-metrics-recorder.js';
 import { RecordsSnapshotWriter } from './internals/records-snapshot-writer.js';
 import type { KafkaRaftClientOptions } from './kafka-raft-client-options.js';
@@ -87,7 +89,7 @@ import { METADATA_TOPIC } from './rpc/raft-messages.js';
 import { DEFAULT_RPC_VERSIONS } from './rpc/rpc-versions.js';
 import { type TypedInboundResponse, typedRequest, typedResponse } from './rpc/typed-messages.js';
 import { LeaderState } from './states/leader-state.js';
-import { DEFAULT_CONTROLLER_LISTENER_NAME } from './voter-set.js';
+import { DEFAULT_CONTROLLER_LISTENER_NAME, type VoterSet } from './voter-set.js';
 
 // The public names this module has always exported; they now live beside the code that uses them.
 export type { KafkaRaftClientOptions } from './kafka-raft-client-options.js';
@@ -116,6 +118,14 @@ export class KafkaRaftClient implements RaftClient {
   private readonly network: NetworkChannel;
   private readonly logger: Logger;
   private readonly quorum: QuorumState;
+  /**
+   * kraft.version 1 only (KIP-853): the voter sets and kraft.versions the log holds, read to its
+   * end; the quorum's voter set is its latest. Undefined at kraft.version 0, where the voter set is
+   * the static one and no control record is read, exactly as before dynamic voters.
+   */
+  private readonly controlRecords: KRaftControlRecordStateMachine | undefined;
+  /** The voter set whose endpoints the network and the leader state were last given. */
+  private knownVoterSet: VoterSet;
   private readonly requestManager: RequestManager;
   /** The effects every call leaves for the driver (`ready()`). */
   private readonly outbox = new RaftOutbox();
@@ -135,6 +145,7 @@ export class KafkaRaftClient implements RaftClient {
   private readonly fetchSnapshotHandler: FetchSnapshotHandler;
   private readonly describeQuorumHandler: DescribeQuorumHandler;
   private readonly voterChangeHandler: VoterChangeHandler;
+  private readonly voterSetChanges: VoterSetChanges;
   private readonly statePoller: StatePoller;
   private readonly listenerDispatch: ListenerDispatch;
   private inbound: InboundMessage[] = [];
@@ -159,6 +170,15 @@ export class KafkaRaftClient implements RaftClient {
     this.log = options.log;
     this.network = options.network;
     this.maxQueuedMessages = options.maxQueuedMessages ?? DEFAULT_MAX_QUEUED_MESSAGES;
+    this.controlRecords =
+      this.identity.kraftVersion >= 1
+        ? new KRaftControlRecordStateMachine({
+            staticVoterSet: options.voters,
+            log: options.log,
+            logger: this.logger.child({ component: 'kraft-control-records' }),
+          })
+        : undefined;
+    this.knownVoterSet = options.voters;
     this.quorum = this.createQuorumState(options);
     this.requestManager = new RequestManager({
       retryBackoffMs: this.config.retryBackoffMs,
@@ -187,6 +207,7 @@ export class KafkaRaftClient implements RaftClient {
       this.fetchHandler,
       this.readBarriers,
       metrics,
+      this.controlRecords,
     );
     this.leadershipTransfer = new LeadershipTransfer(quorum, log, this.transitions, outbox, this.logger);
     this.voteHandler = new VoteHandler(identity, quorum, log, validator, outboundRequests, this.transitions);
@@ -207,10 +228,12 @@ export class KafkaRaftClient implements RaftClient {
       options.random,
       this.outbox,
       metrics,
+      this.controlRecords,
     );
     this.fetchSnapshotHandler = new FetchSnapshotHandler(identity, quorum, log, validator);
     this.describeQuorumHandler = new DescribeQuorumHandler(identity, quorum, validator);
     this.voterChangeHandler = new VoterChangeHandler(identity, quorum, validator);
+    this.voterSetChanges = new VoterSetChanges(identity, quorum, this.controlRecords, this.leaderWritePath);
     this.statePoller = new StatePoller(
       identity,
       quorum,
@@ -235,11 +258,12 @@ export class KafkaRaftClient implements RaftClient {
 
   private createQuorumState(options: KafkaRaftClientOptions): QuorumState {
     const kraftVersion = this.identity.kraftVersion;
+    const controlRecords = this.controlRecords;
     return new QuorumState({
       localId: options.nodeId,
       localDirectoryId: options.directoryId ?? Uuid.ZERO,
       localEndpoints: this.identity.localEndpoints,
-      voters: () => options.voters,
+      voters: controlRecords === undefined ? () => options.voters : () => controlRecords.lastVoterSet(),
       electionTimeoutMs: this.config.electionTimeoutMs,
       fetchTimeoutMs: this.config.fetchTimeoutMs,
       store: options.quorumStateStore,
@@ -264,12 +288,9 @@ export class KafkaRaftClient implements RaftClient {
     if (logStart > 0 && (earliest === undefined || earliest.offset < logStart)) {
       throw new RaftLogStateError(`log starts at ${logStart} but no snapshot covers it`);
     }
-    for (const node of this.options.voters.voterNodes()) {
-      const address = node.listeners.addressFor(this.identity.listenerName);
-      if (address !== undefined && node.voterKey.id !== this.options.nodeId) {
-        this.network.updateEndpoint(node.voterKey.id, address);
-      }
-    }
+    this.controlRecords?.updateState();
+    this.knownVoterSet = this.quorum.voters();
+    this.updateVoterEndpoints(this.knownVoterSet);
     this.quorum.initialize({ offset: this.log.endOffset(), epoch: this.log.lastFetchedEpoch() }, nowMs);
     this.initialized = true;
     this.metrics.onInitialized(this.quorum.state().name, nowMs);
@@ -283,6 +304,42 @@ export class KafkaRaftClient implements RaftClient {
     this.lastPollTimeMs = nowMs;
     this.nextLogCleanMs = nowMs + this.config.logCleanIntervalMs;
     if (this.quorum.isOnlyVoter()) this.campaignAsOnlyVoter(nowMs);
+  }
+
+  /** Tells the network where every other voter of `voters` is reached. */
+  private updateVoterEndpoints(voters: VoterSet): void {
+    for (const node of voters.voterNodes()) {
+      const address = node.listeners.addressFor(this.identity.listenerName);
+      if (address !== undefined && node.voterKey.id !== this.options.nodeId) {
+        this.network.updateEndpoint(node.voterKey.id, address);
+      }
+    }
+  }
+
+  /**
+   * kraft.version 1: brings the control records up to the log end (the leader's own appends, a
+   * fetch, a truncation or a snapshot), and hands a changed voter set to the network and, on the
+   * leader, to its replica tracking, where it counts for the high watermark and check-quorum at
+   * once (KIP-853: a VotersRecord takes effect when appended). A no-op at kraft.version 0.
+   */
+  private maybeUpdateVoterSet(nowMs: number): void {
+    const controlRecords = this.controlRecords;
+    if (controlRecords === undefined) return;
+    controlRecords.updateState();
+    const voters = controlRecords.lastVoterSet();
+    if (voters === this.knownVoterSet) return;
+    this.knownVoterSet = voters;
+    this.updateVoterEndpoints(voters);
+    this.logger.info(
+      { voters: voters.toString(), offset: controlRecords.lastVoterSetOffset() },
+      'voter set changed',
+    );
+    if (!this.quorum.isLeader()) return;
+    const leader = this.quorum.leaderStateOrThrow();
+    if (leader.updateVoterSet(voters)) {
+      this.leaderWritePath.onLeaderHighWatermarkChanged(leader, nowMs);
+      this.fetchHandler.completeParkedFetches(nowMs);
+    }
   }
 
   /**
@@ -331,9 +388,11 @@ export class KafkaRaftClient implements RaftClient {
       if (message.kind === 'request') this.handleInboundRequest(message.request, nowMs);
       else this.handleInboundResponse(message.response, nowMs);
     }
+    this.maybeUpdateVoterSet(nowMs);
     // Before the state's own poll: a transfer that resigns now has its EndQuorumEpoch sent below.
     let timeoutMs = this.leadershipTransfer.poll(nowMs);
     timeoutMs = Math.min(timeoutMs, this.statePoller.pollState(nowMs));
+    this.maybeUpdateVoterSet(nowMs);
     timeoutMs = Math.min(timeoutMs, this.readBarriers.poll(nowMs));
     timeoutMs = Math.min(timeoutMs, this.fetchHandler.expireParkedFetches(nowMs));
     timeoutMs = Math.min(timeoutMs, this.maybeCleanLog(nowMs));
@@ -496,6 +555,24 @@ export class KafkaRaftClient implements RaftClient {
     return this.startOperation((id) => this.leadershipTransfer.start(id, targetId, nowMs, timeoutMs));
   }
 
+  /**
+   * The leader's voter change primitive (KIP-853, ADR 0045), which the AddRaftVoter and
+   * RemoveRaftVoter handlers are to call: appends a VotersRecord of `voters` at the log end. It
+   * takes effect at once (elections, the high watermark and check-quorum count over it) and is
+   * committed by the new set. Refused, as a value, unless this node leads with a high watermark at
+   * kraft.version 1, the last voter change is committed (one at a time), the set keeps an
+   * overlapping majority with the latest one, and no record waits in the accumulator.
+   */
+  appendVotersRecord(voters: VoterSet, nowMs: number): VotersRecordAppendResult {
+    if (!this.isLeadingAndOpen()) return { kind: 'rejected', reason: 'not-leader' };
+    const result = this.voterSetChanges.appendVotersRecord(voters, nowMs);
+    if (result.kind === 'appended') {
+      this.maybeUpdateVoterSet(nowMs);
+      this.requestWakeup();
+    }
+    return result;
+  }
+
   /** Starts an operation under the next id, which is used up only when `start` does not throw. */
   private startOperation(start: (id: number) => void): number {
     const id = this.nextOperationId;
@@ -553,9 +630,32 @@ export class KafkaRaftClient implements RaftClient {
     }
     const raw = this.log.createNewSnapshot(snapshotId);
     if (raw === undefined) return undefined;
-    return new RecordsSnapshotWriter(raw, lastContainedLogTimestamp, MAX_BATCH_SIZE_BYTES, (sizeInBytes) =>
-      this.metrics.onSnapshotGenerated(sizeInBytes, lastContainedLogTimestamp),
+    return new RecordsSnapshotWriter(
+      raw,
+      lastContainedLogTimestamp,
+      MAX_BATCH_SIZE_BYTES,
+      (sizeInBytes) => this.metrics.onSnapshotGenerated(sizeInBytes, lastContainedLogTimestamp),
+      this.snapshotHeaderControlRecords(snapshotId.offset),
     );
+  }
+
+  /**
+   * kraft.version 1: the kraft.version and the voter set in force at the snapshot's last offset go
+   * into its header batch (Kafka's RecordsSnapshotWriter), so that a log whose start moves past
+   * the last VotersRecord still knows its voters from the snapshot. None at kraft.version 0.
+   */
+  private snapshotHeaderControlRecords(snapshotEndOffset: number): ControlRecordMessage[] {
+    if (this.controlRecords === undefined) return [];
+    return [
+      {
+        type: ControlRecordType.KRAFT_VERSION,
+        message: { version: 0, kRaftVersion: this.identity.kraftVersion },
+      },
+      {
+        type: ControlRecordType.KRAFT_VOTERS,
+        message: this.voterSetAtOffset(snapshotEndOffset - 1).toVotersRecord(),
+      },
+    ];
   }
 
   private isBatchAligned(offset: number): boolean {
@@ -585,6 +685,28 @@ export class KafkaRaftClient implements RaftClient {
     return this.shutdownComplete;
   }
 
+  /**
+   * The latest voter set: the static voters at kraft.version 0; at kraft.version 1 the last
+   * VotersRecord of the log up to its end (uncommitted included), else the static voters.
+   */
+  lastVoterSet(): VoterSet {
+    return this.quorum.voters();
+  }
+
+  /**
+   * The voter set in force at `offset`, from -1 (before the first record) to below the log end:
+   * at kraft.version 1 the last VotersRecord at or before it, else the static voters; at
+   * kraft.version 0 always the static voters. Throws InvalidConfigurationError (the argument check)
+   * for an offset outside that range.
+   */
+  voterSetAtOffset(offset: number): VoterSet {
+    checkInteger('voterSetAtOffset: offset', offset, { minimum: -1, maximum: this.log.endOffset() - 1 });
+    const controlRecords = this.controlRecords;
+    if (controlRecords === undefined) return this.options.voters;
+    controlRecords.updateState();
+    return controlRecords.voterSetAtOffset(offset);
+  }
+
   /** The quorum state machine (read-only use: tests, simulation invariants, metrics). */
   quorumState(): QuorumState {
     return this.quorum;
@@ -594,7 +716,7 @@ export class KafkaRaftClient implements RaftClient {
   observableState(): RaftClientObservableState {
     const state = this.quorum.state();
     const commitLatency = this.leaderWritePath.commitLatency();
-    const voters = this.options.voters;
+    const voters = this.quorum.voters();
     return {
       role: state.name,
       epoch: state.epoch,
@@ -624,7 +746,7 @@ export class KafkaRaftClient implements RaftClient {
    */
   private unknownVoterConnections(): number {
     let unknown = 0;
-    for (const node of this.options.voters.voterNodes()) {
+    for (const node of this.quorum.voters().voterNodes()) {
       if (
         node.voterKey.id !== this.options.nodeId &&
         node.listeners.addressFor(this.identity.listenerName) === undefined

@@ -51,7 +51,10 @@ export interface QuorumStateOptions {
   readonly localId: number | undefined;
   readonly localDirectoryId: Uuid;
   readonly localEndpoints: Endpoints;
-  /** The latest voter set (static today; KIP-853 makes it follow the log). */
+  /**
+   * The latest voter set: the static one at kraft.version 0; at 1 the last VotersRecord of the
+   * log up to its end (KRaftControlRecordStateMachine, ADR 0045).
+   */
   readonly voters: () => VoterSet;
   readonly electionTimeoutMs: number;
   readonly fetchTimeoutMs: number;

@@ -1,4 +1,4 @@
-import { Uuid } from '@kraft/protocol';
+import { Uuid, type VotersRecordData } from '@kraft/protocol';
 import { Endpoints } from './endpoints.js';
 import { InvalidConfigurationError } from './errors/invalid-configuration-error.js';
 import { ReplicaKey } from './replica-key.js';
@@ -26,7 +26,7 @@ const STATIC_VOTER_VERSIONS: SupportedVersionRange = Object.freeze({ minVersion:
 
 /**
  * The voters of the quorum: id → (voter key, endpoints, supported kraft.version). Immutable; the
- * mutators return new sets, ready for KIP-853 (dynamic voters come later). Ids iterate sorted so
+ * mutators return new sets (KIP-853: see VoterSetHistory for the sets the log holds). Ids iterate sorted so
  * every node enumerates voters in the same order.
  */
 export class VoterSet {
@@ -62,6 +62,28 @@ export class VoterSet {
       .map((entry) => entry.trim())
       .filter((entry) => entry.length > 0);
     return VoterSet.fromNodes(entries.map((entry) => parseStaticVoter(entry, listenerName)));
+  }
+
+  /**
+   * The voter set a VotersRecord holds (Kafka's `VoterSet.fromVotersRecord`): each voter's id and
+   * directory id, its endpoints in record order, and its supported kraft.version range.
+   * @throws InvalidConfigurationError when the record lists a voter id twice.
+   */
+  static fromVotersRecord(record: VotersRecordData): VoterSet {
+    return VoterSet.fromNodes(
+      record.voters.map((voter) => ({
+        voterKey: ReplicaKey.of(voter.voterId, voter.voterDirectoryId),
+        listeners: Endpoints.fromEntries(
+          voter.endpoints.map(
+            (endpoint) => [endpoint.name, { host: endpoint.host, port: endpoint.port }] as const,
+          ),
+        ),
+        supportedKRaftVersion: {
+          minVersion: voter.kRaftVersionFeature.minSupportedVersion,
+          maxVersion: voter.kRaftVersionFeature.maxSupportedVersion,
+        },
+      })),
+    );
   }
 
   /** Voters with the given ids and no endpoints (tests and simulations route by id). */
@@ -142,13 +164,71 @@ export class VoterSet {
     return VoterSet.fromNodes([...this.voters.values()].filter((node) => node.voterKey.id !== key.id));
   }
 
-  /** True when every majority of this set overlaps every majority of `other` (one change at a time). */
+  /**
+   * This set as a VotersRecord at version 0 (the only version KRaft writes): voters by ascending
+   * id, each with its directory id (zero when unknown), endpoints and kraft.version range.
+   */
+  toVotersRecord(): VotersRecordData {
+    return {
+      version: 0,
+      voters: this.voterNodes().map((node) => ({
+        voterId: node.voterKey.id,
+        voterDirectoryId: node.voterKey.directoryIdOrZero(),
+        endpoints: [...node.listeners.entries()].map(([name, address]) => ({
+          name,
+          host: address.host,
+          port: address.port,
+        })),
+        kRaftVersionFeature: {
+          minSupportedVersion: node.supportedKRaftVersion.minVersion,
+          maxSupportedVersion: node.supportedKRaftVersion.maxVersion,
+        },
+      })),
+    };
+  }
+
+  /**
+   * True when both sets have the same voters with the same directory ids, endpoints and
+   * kraft.version ranges: a VotersRecord restating the set changes nothing.
+   */
+  equals(other: VoterSet): boolean {
+    if (other === this) return true;
+    if (other.voters.size !== this.voters.size) return false;
+    for (const [id, node] of this.voters) {
+      const theirs = other.voters.get(id);
+      if (
+        theirs === undefined ||
+        !theirs.voterKey.equals(node.voterKey) ||
+        !theirs.listeners.equals(node.listeners) ||
+        theirs.supportedKRaftVersion.minVersion !== node.supportedKRaftVersion.minVersion ||
+        theirs.supportedKRaftVersion.maxVersion !== node.supportedKRaftVersion.maxVersion
+      )
+        return false;
+    }
+    return true;
+  }
+
+  /** A short text of the voter ids, for messages: `[1, 2, 3]`. */
+  toString(): string {
+    return `[${this.voterIds().join(', ')}]`;
+  }
+
+  /**
+   * True when every majority of this set overlaps every majority of `other` (one change at a time):
+   * at most one voter key differs between them. Keys compare exactly, directory ids included, as
+   * Kafka's do: a voter whose disk was replaced (same id, new directory id) is a new voter, so
+   * swapping it counts as a removal and an addition.
+   */
   hasOverlappingMajority(other: VoterSet): boolean {
-    const ours = new Set(this.voterIds());
-    const theirs = new Set(other.voterIds());
     let symmetricDifference = 0;
-    for (const id of ours) if (!theirs.has(id)) symmetricDifference += 1;
-    for (const id of theirs) if (!ours.has(id)) symmetricDifference += 1;
+    for (const node of this.voters.values()) {
+      if (other.voters.get(node.voterKey.id)?.voterKey.equals(node.voterKey) !== true)
+        symmetricDifference += 1;
+    }
+    for (const node of other.voters.values()) {
+      if (this.voters.get(node.voterKey.id)?.voterKey.equals(node.voterKey) !== true)
+        symmetricDifference += 1;
+    }
     return symmetricDifference <= 1;
   }
 }

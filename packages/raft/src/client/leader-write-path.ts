@@ -1,7 +1,7 @@
 import { invariant } from '@kraft/protocol';
-import { MemoryRecordsBuilder } from '@kraft/records';
+import { buildControlBatch, type ControlRecordMessage, MemoryRecordsBuilder } from '@kraft/records';
 import type { RaftMetricsRecorder } from '../internals/raft-metrics-recorder.js';
-import type { RaftLog } from '../ports/raft-log.js';
+import type { LogAppendInfo, RaftLog } from '../ports/raft-log.js';
 import type { LeaderState } from '../states/leader-state.js';
 
 interface PendingCommit {
@@ -51,6 +51,29 @@ export class LeaderWritePath {
       this.pendingCommits.push({ lastOffset: batch.lastOffset, appendTimeMs: batch.appendTimeMs });
     }
     return true;
+  }
+
+  /**
+   * Appends `records` as one control batch of the leader's epoch at the accumulator's next offset.
+   * Only when the accumulator holds nothing (see `BatchAccumulator.reserveControlOffsets`).
+   */
+  appendControlBatch(
+    leader: LeaderState,
+    records: readonly ControlRecordMessage[],
+    nowMs: number,
+  ): LogAppendInfo {
+    const baseOffset = leader.accumulator.reserveControlOffsets(records.length);
+    const info = this.log.appendAsLeader(
+      buildControlBatch({ baseOffset, partitionLeaderEpoch: leader.epoch, timestamp: nowMs }, records),
+      leader.epoch,
+    );
+    invariant(
+      info.firstOffset === baseOffset && info.lastOffset === baseOffset + records.length - 1,
+      () =>
+        `appended control batch [${info.firstOffset}, ${info.lastOffset}], accumulator reserved ${records.length} from ${baseOffset}`,
+    );
+    this.metrics.onAppendedAsLeader(info.firstOffset, info.lastOffset);
+    return info;
   }
 
   onLeaderHighWatermarkChanged(leader: LeaderState, nowMs: number): void {

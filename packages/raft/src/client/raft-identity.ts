@@ -16,7 +16,11 @@ export interface RaftIdentity {
   readonly nodeId: number | undefined;
   /** The cluster id this node sends (null when it has none). */
   readonly clusterId: string | null;
-  /** The static voters (`controller.quorum.voters`). */
+  /**
+   * The static voters (`controller.quorum.voters`): the voter set at kraft.version 0, and at 1 the
+   * set wherever the log holds no VotersRecord. Handlers read the current set from
+   * `QuorumState.voters()`, which at kraft.version 1 follows the log (ADR 0045).
+   */
   readonly voters: VoterSet;
   readonly topic: ReplicatedTopic;
   readonly listenerName: string;

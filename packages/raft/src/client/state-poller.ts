@@ -205,6 +205,9 @@ export class StatePoller {
   }
 
   private otherVoterIds(): number[] {
-    return this.identity.voters.voterIds().filter((id) => id !== this.identity.nodeId);
+    return this.quorum
+      .voters()
+      .voterIds()
+      .filter((id) => id !== this.identity.nodeId);
   }
 }

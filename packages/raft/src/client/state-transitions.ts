@@ -1,15 +1,10 @@
 import { Errors, invariant, Uuid } from '@kraft/protocol';
-import {
-  buildControlBatch,
-  type ControlRecordMessage,
-  ControlRecordType,
-  type MemoryRecords,
-} from '@kraft/records';
+import { buildControlBatch, type ControlRecordMessage, ControlRecordType } from '@kraft/records';
 import type { Endpoints } from '../endpoints.js';
 import { BatchAccumulator } from '../internals/batch-accumulator.js';
+import type { ControlRecordsTracker } from '../internals/kraft-control-record-state-machine.js';
 import type { RaftMetricsRecorder } from '../internals/raft-metrics-recorder.js';
 import type { QuorumState } from '../quorum-state.js';
-import { listenersOf } from '../rpc/raft-messages.js';
 import type { EpochState } from '../states/epoch-state.js';
 import { FollowerState } from '../states/follower-state.js';
 import { LeaderState } from '../states/leader-state.js';
@@ -37,6 +32,8 @@ export class StateTransitions {
     private readonly parkedFetches: ParkedFetches,
     private readonly readBarriers: Pick<ReadBarriers, 'failAll'>,
     private readonly metrics: Pick<RaftMetricsRecorder, 'onStateChanged' | 'onAppendedAsLeader'>,
+    /** kraft.version 1 only: reads the epoch start batch's VotersRecord once it is appended. */
+    private readonly controlRecords: ControlRecordsTracker | undefined,
   ) {}
 
   // --- elections ----------------------------------------------------------------------------
@@ -65,40 +62,53 @@ export class StateTransitions {
     const epochStartOffset = this.log.endOffset();
     const candidate = this.quorum.candidateStateOrThrow();
     const epoch = candidate.epoch;
+    const epochStartRecords = this.epochStartRecords(
+      this.quorum.localReplicaKeyOrThrow().id,
+      candidate.epochElection.grantingVoters(),
+    );
+    // The leader's first data record follows the whole epoch start batch: one record at
+    // kraft.version 0, three at 1 (LeaderChange, KRaftVersion, Voters).
     const accumulator = new BatchAccumulator({
       epoch,
-      baseOffset: epochStartOffset + 1,
+      baseOffset: epochStartOffset + epochStartRecords.length,
       lingerMs: this.identity.config.appendLingerMs,
     });
-    const leader = this.quorum.transitionToLeader(epochStartOffset, accumulator, nowMs);
+    this.quorum.transitionToLeader(epochStartOffset, accumulator, nowMs);
     this.log.initializeLeaderEpoch(epoch);
-    const leaderChange = this.buildEpochStartBatch(leader, epochStartOffset, nowMs);
-    const info = this.log.appendAsLeader(leaderChange, epoch);
+    const epochStartBatch = buildControlBatch(
+      { baseOffset: epochStartOffset, partitionLeaderEpoch: epoch, timestamp: nowMs },
+      epochStartRecords,
+    );
+    const info = this.log.appendAsLeader(epochStartBatch, epoch);
     invariant(
-      info.firstOffset === epochStartOffset,
-      () => `leader change batch at ${info.firstOffset}, expected ${epochStartOffset}`,
+      info.firstOffset === epochStartOffset && info.lastOffset === accumulator.nextAppendOffset() - 1,
+      () =>
+        `epoch start batch at [${info.firstOffset}, ${info.lastOffset}], expected from ${epochStartOffset} to below ${accumulator.nextAppendOffset()}`,
     );
     this.metrics.onAppendedAsLeader(info.firstOffset, info.lastOffset);
+    this.controlRecords?.updateState();
     this.onStateChanged(previous, nowMs);
     this.identity.logger.info({ epoch, epochStartOffset }, 'became leader');
   }
 
   /**
-   * The start-of-epoch control batch: LeaderChangeMessage (always at version 0, so no directory
+   * The records of the start-of-epoch control batch: LeaderChangeMessage (always at version 0, so no directory
    * ids), plus KRaftVersionRecord and VotersRecord under kraft.version 1. Kafka adds those two
-   * only when the log has no VotersRecord yet or the leader's endpoints changed; with static
-   * voters this core restates them at every epoch start, which is equivalent for readers.
+   * only when the log has no VotersRecord yet or the leader's endpoints changed; this core
+   * restates the latest voter set at every epoch start, which is equivalent for readers (a
+   * VotersRecord restating the set changes nothing: VoterSetHistory).
    */
-  private buildEpochStartBatch(leader: LeaderState, epochStartOffset: number, nowMs: number): MemoryRecords {
+  private epochStartRecords(leaderId: number, grantingVoters: readonly number[]): ControlRecordMessage[] {
+    const voters = this.quorum.voters();
     const toVoter = (voterId: number) => ({ voterId, voterDirectoryId: Uuid.ZERO });
     const records: ControlRecordMessage[] = [
       {
         type: ControlRecordType.LEADER_CHANGE,
         message: {
           version: 0,
-          leaderId: leader.localKey.id,
-          voters: this.identity.voters.voterIds().map(toVoter),
-          grantingVoters: leader.grantingVoters.map(toVoter),
+          leaderId,
+          voters: voters.voterIds().map(toVoter),
+          grantingVoters: grantingVoters.map(toVoter),
         },
       },
     ];
@@ -108,27 +118,10 @@ export class StateTransitions {
           type: ControlRecordType.KRAFT_VERSION,
           message: { version: 0, kRaftVersion: this.identity.kraftVersion },
         },
-        {
-          type: ControlRecordType.KRAFT_VOTERS,
-          message: {
-            version: 0,
-            voters: this.identity.voters.voterNodes().map((node) => ({
-              voterId: node.voterKey.id,
-              voterDirectoryId: node.voterKey.directoryIdOrZero(),
-              endpoints: listenersOf(node.listeners),
-              kRaftVersionFeature: {
-                minSupportedVersion: node.supportedKRaftVersion.minVersion,
-                maxSupportedVersion: node.supportedKRaftVersion.maxVersion,
-              },
-            })),
-          },
-        },
+        { type: ControlRecordType.KRAFT_VOTERS, message: voters.toVotersRecord() },
       );
     }
-    return buildControlBatch(
-      { baseOffset: epochStartOffset, partitionLeaderEpoch: leader.epoch, timestamp: nowMs },
-      records,
-    );
+    return records;
   }
 
   prospectiveTransitionAfterElectionLoss(nowMs: number): void {

@@ -72,7 +72,8 @@ export class DescribeQuorumHandler {
       voters: leader.describeVoters().map(toReplica),
       observers: leader.describeObservers(nowMs).map(toReplica),
       // One node per voter, as Kafka lists them, even when its endpoints are unknown.
-      nodes: this.identity.voters
+      nodes: leader
+        .voters()
         .voterNodes()
         .map((node) => ({ nodeId: node.voterKey.id, listeners: listenersOf(node.listeners) })),
     });

@@ -6,6 +6,7 @@ import type { FollowerLog } from '../client/raft-log-views.js';
 import type { RequestValidator } from '../client/request-validator.js';
 import type { StateTransitions } from '../client/state-transitions.js';
 import { RaftLogStateError } from '../errors/raft-log-state-error.js';
+import type { ControlRecordsTracker } from '../internals/kraft-control-record-state-machine.js';
 import type { RaftMetricsRecorder } from '../internals/raft-metrics-recorder.js';
 import type { OffsetAndEpoch } from '../ports/raft-log.js';
 import type { Random } from '../ports/random.js';
@@ -37,6 +38,8 @@ export class FollowerFetch {
     private readonly random: Random,
     private readonly snapshotInstalls: SnapshotInstallSink,
     private readonly metrics: Pick<RaftMetricsRecorder, 'onAppendedAsFollower' | 'onSnapshotFetched'>,
+    /** kraft.version 1 only: told of every change to the log, so the voter set follows it. */
+    private readonly controlRecords: ControlRecordsTracker | undefined,
   ) {}
 
   sendFetchOrFetchSnapshot(follower: FollowerState, destinationId: number, nowMs: number): void {
@@ -174,6 +177,8 @@ export class FollowerFetch {
       'truncating diverging log',
     );
     this.log.truncateTo(truncationOffset);
+    // The voter set in force goes back with the log (KIP-853: a VotersRecord counts once appended).
+    this.controlRecords?.truncateNewEntries(truncationOffset);
   }
 
   private startSnapshotFetch(state: FollowerState, snapshotId: OffsetAndEpoch): void {
@@ -220,6 +225,7 @@ export class FollowerFetch {
       return false;
     }
     this.metrics.onAppendedAsFollower(result.info.firstOffset, result.info.lastOffset);
+    this.controlRecords?.updateState();
     if (this.identity.logger.isLevelEnabled('trace')) {
       this.identity.logger.trace(
         { offset: result.info.firstOffset, lastOffset: result.info.lastOffset },
@@ -311,6 +317,8 @@ export class FollowerFetch {
     // The log replaces itself with a snapshot past its end even under an uncommitted tail from a
     // newer epoch (sim seed 705): see RaftLog.truncateToLatestSnapshot.
     const replaced = this.log.truncateToLatestSnapshot();
+    // A log that starts at the snapshot now takes its voter set from the snapshot.
+    this.controlRecords?.updateState();
     // Not replaced, yet consistent: installed before (a retry), or the log already ends exactly
     // at the snapshot in its epoch.
     const alreadyCovered =

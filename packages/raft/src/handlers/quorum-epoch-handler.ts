@@ -179,7 +179,7 @@ export class QuorumEpochHandler {
   }
 
   sendBeginQuorumEpoch(leader: LeaderState, voterId: number, nowMs: number): void {
-    const voterKey = this.identity.voters.voterNode(voterId)?.voterKey ?? ReplicaKey.of(voterId);
+    const voterKey = this.quorum.voters().voterNode(voterId)?.voterKey ?? ReplicaKey.of(voterId);
     const data = buildBeginQuorumEpochRequest({
       topic: this.identity.topic,
       clusterId: this.identity.clusterId,

@@ -177,7 +177,7 @@ export class VoteHandler {
     const localKey = this.quorum.localReplicaKeyOrThrow();
     for (const voterId of voterIds) {
       if (voterId === localKey.id || !this.sender.isReady(voterId, nowMs)) continue;
-      const voterKey = this.identity.voters.voterNode(voterId)?.voterKey ?? ReplicaKey.of(voterId);
+      const voterKey = this.quorum.voters().voterNode(voterId)?.voterKey ?? ReplicaKey.of(voterId);
       const data = buildVoteRequest({
         topic: this.identity.topic,
         clusterId: this.identity.clusterId,

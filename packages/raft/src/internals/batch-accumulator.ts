@@ -176,6 +176,27 @@ export class BatchAccumulator {
     return this.nextOffset;
   }
 
+  /** True when no record waits to be appended: nothing completed, no open batch. */
+  isEmpty(): boolean {
+    return this.completed.length === 0 && this.current === undefined;
+  }
+
+  /**
+   * Takes the next `count` offsets for a control batch the leader appends itself (a VotersRecord,
+   * KIP-853) and returns the first. Only while nothing waits here: the control batch then goes to
+   * the log before any record taken after it, so the log stays in offset order.
+   */
+  reserveControlOffsets(count: number): number {
+    invariant(count > 0, () => `a control batch needs at least one record, got ${count}`);
+    invariant(
+      this.isEmpty(),
+      () => `control offsets reserved at ${this.nextOffset} while records wait to be appended`,
+    );
+    const baseOffset = this.nextOffset;
+    this.nextOffset += count;
+    return baseOffset;
+  }
+
   /** Drops everything not drained (the node stopped leading); returns how many records were dropped. */
   close(): number {
     const dropped =

@@ -19,6 +19,19 @@ import { Timer } from './timer.js';
 const value = (text: string) => Buffer.from(text);
 
 describe('BatchAccumulator', () => {
+  it('reserves offsets for a control batch only while nothing waits, and numbers records after it', () => {
+    const accumulator = new BatchAccumulator({ epoch: 1, baseOffset: 10, lingerMs: 25 });
+    expect(accumulator.isEmpty()).toBe(true);
+    expect(accumulator.reserveControlOffsets(1)).toBe(10);
+    expect(accumulator.append(1, [value('a')], 0, false)).toBe(11);
+    expect(accumulator.isEmpty()).toBe(false);
+    expect(() => accumulator.reserveControlOffsets(1)).toThrow(IllegalStateError);
+    accumulator.drain(25);
+    expect(accumulator.isEmpty()).toBe(true);
+    expect(accumulator.reserveControlOffsets(3)).toBe(12);
+    expect(accumulator.nextAppendOffset()).toBe(15);
+  });
+
   it('assigns offsets at prepare time and returns the last one', () => {
     const accumulator = new BatchAccumulator({ epoch: 3, baseOffset: 10, lingerMs: 25 });
     expect(accumulator.append(3, [value('a'), value('b')], 0, false)).toBe(11);

@@ -1,12 +1,19 @@
 import { invariant } from '@kraft/protocol';
-import { buildSnapshotFooterBatch, buildSnapshotHeaderBatch, MemoryRecordsBuilder } from '@kraft/records';
+import {
+  buildControlBatch,
+  buildSnapshotFooterBatch,
+  type ControlRecordMessage,
+  ControlRecordType,
+  MemoryRecordsBuilder,
+} from '@kraft/records';
 import type { OffsetAndEpoch, RawSnapshotWriter } from '../ports/raft-log.js';
 import type { SnapshotWriter } from '../raft-client.js';
 import { MAX_BATCH_SIZE_BYTES } from './batch-accumulator.js';
 
 /**
  * A typed snapshot writer over a RawSnapshotWriter: the SnapshotHeader control batch first
- * (written on creation), then the caller's records in batches of at most the max batch size
+ * (written on creation; under kraft.version 1 it also holds the KRaftVersionRecord and the
+ * VotersRecord in force at the snapshot's end, as Kafka's writer does), then the caller's records in batches of at most the max batch size
  * (offsets from 0 inside the snapshot), then the SnapshotFooter on `freeze`.
  */
 export class RecordsSnapshotWriter implements SnapshotWriter {
@@ -27,6 +34,8 @@ export class RecordsSnapshotWriter implements SnapshotWriter {
     maxBatchSizeBytes = MAX_BATCH_SIZE_BYTES,
     /** Told the snapshot's size once it is frozen (the client's snapshot metrics). */
     onFrozen?: (sizeInBytes: number) => void,
+    /** Control records after the header in its batch (kraft.version 1: KRaftVersion, Voters). */
+    headerControlRecords: readonly ControlRecordMessage[] = [],
   ) {
     this.raw = raw;
     this.onFrozen = onFrozen;
@@ -35,13 +44,12 @@ export class RecordsSnapshotWriter implements SnapshotWriter {
     this.lastContainedLogEpoch = raw.snapshotId.epoch;
     this.timestamp = lastContainedLogTimestamp;
     this.maxBatchSizeBytes = maxBatchSizeBytes;
-    raw.append(
-      buildSnapshotHeaderBatch(this.controlBatchOptions(), {
-        version: 0,
-        lastContainedLogTimestamp: BigInt(lastContainedLogTimestamp),
-      }),
-    );
-    this.nextOffset += 1;
+    const header: ControlRecordMessage = {
+      type: ControlRecordType.SNAPSHOT_HEADER,
+      message: { version: 0, lastContainedLogTimestamp: BigInt(lastContainedLogTimestamp) },
+    };
+    raw.append(buildControlBatch(this.controlBatchOptions(), [header, ...headerControlRecords]));
+    this.nextOffset += 1 + headerControlRecords.length;
   }
 
   isFrozen(): boolean {

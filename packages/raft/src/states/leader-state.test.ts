@@ -110,3 +110,45 @@ describe('LeaderState check-quorum', () => {
     expect(state.nonAcknowledgingVoters(FETCH_TIMEOUT_MS / 2)).toEqual([2, 3]);
   });
 });
+
+describe('LeaderState voter set changes (KIP-853)', () => {
+  it('counts the high watermark over the new set at once', () => {
+    const state = leader([1, 2, 3]);
+    state.updateLocalState(20, 0);
+    // Observer 4 is caught up; voters 2 and 3 are not.
+    state.updateReplicaState(ReplicaKey.of(4), 0, 20, 20);
+    expect(state.highWatermark()).toBeUndefined();
+    // {1, 2, 3, 4} needs three of four: 1 and 4 are not enough.
+    expect(state.updateVoterSet(VoterSet.fromIds([1, 2, 3, 4]))).toBe(false);
+    state.updateReplicaState(ReplicaKey.of(2), 0, 15, 20);
+    expect(state.highWatermark()).toBe(15);
+    // The observer's progress came along: it is a voter now, not an observer.
+    expect(state.voterEndOffset(4)).toBe(20);
+    expect(state.numberOfObservers()).toBe(0);
+  });
+
+  it('keeps a removed voter as an observer, and no longer counts it', () => {
+    const state = leader([1, 2, 3]);
+    state.updateLocalState(20, 0);
+    state.updateReplicaState(ReplicaKey.of(3), 0, 20, 20);
+    expect(state.highWatermark()).toBe(20);
+    state.updateVoterSet(VoterSet.fromIds([1, 2]));
+    expect(state.voters().voterIds()).toEqual([1, 2]);
+    expect(state.describeObservers(0).map((replica) => replica.replicaKey.id)).toEqual([3]);
+    state.updateLocalState(30, 0);
+    state.updateReplicaState(ReplicaKey.of(3), 0, 30, 30);
+    // Only voters 1 and 2 count: 3 reaching 30 does not commit it.
+    expect(state.highWatermark()).toBe(20);
+    state.updateReplicaState(ReplicaKey.of(2), 0, 30, 30);
+    expect(state.highWatermark()).toBe(30);
+  });
+
+  it('changes nothing for an equal set', () => {
+    const state = leader([1, 2, 3]);
+    state.updateLocalState(20, 0);
+    state.updateReplicaState(ReplicaKey.of(2), 0, 18, 20);
+    expect(state.updateVoterSet(VoterSet.fromIds([1, 2, 3]))).toBe(false);
+    expect(state.voterEndOffset(2)).toBe(18);
+    expect(state.highWatermark()).toBe(18);
+  });
+});

@@ -115,6 +115,33 @@ export class LeaderState implements EpochState {
     return false;
   }
 
+  /**
+   * The voter set changed under this leader (kraft.version 1: a VotersRecord was appended, which
+   * takes effect at once, KIP-853). Voters keep their progress; a new voter takes over its state as
+   * an observer, if it was one; a removed voter goes on as an observer (Kafka's
+   * `LeaderState.updateVoterAndObserverStates`). The high watermark is then counted over the new set
+   * and, as always, only moves forward. Returns true if it moved.
+   */
+  updateVoterSet(voters: VoterSet): boolean {
+    if (voters === this.voterSet || voters.equals(this.voterSet)) {
+      this.voterSet = voters;
+      return false;
+    }
+    const previous = new Map(this.voterStates);
+    this.voterStates.clear();
+    for (const key of voters.voterKeys()) {
+      const state = previous.get(key.id) ?? this.observerStates.get(key.id);
+      const kept = state?.replicaKey.matches(key) === true ? state : undefined;
+      this.voterStates.set(key.id, kept ?? newReplicaState(key, key.id === this.localKey.id));
+      this.observerStates.delete(key.id);
+      previous.delete(key.id);
+    }
+    for (const [id, state] of previous) this.observerStates.set(id, state);
+    for (const id of this.fetchedVoters) if (!voters.isVoterId(id)) this.fetchedVoters.delete(id);
+    this.voterSet = voters;
+    return this.maybeUpdateHighWatermark();
+  }
+
   // --- timers -------------------------------------------------------------------------------
 
   /** Time until BeginQuorumEpoch must be resent to voters that have not fetched lately. */

@@ -25,6 +25,11 @@ export interface SimulationRaftConfig {
   readonly log: SimulationLogConfig;
   /** The listener readers' refill buffer: Kafka's 8 MiB, or small so committed reads span refills. */
   readonly listenerReadBufferBytes: number;
+  /**
+   * The nodes' kraft.version; absent means the client's default, 0 (static voters). At 1 the voter
+   * set is read from the log (KIP-853, ADR 0045): `pnpm sim --kraft-version 1`.
+   */
+  readonly kraftVersion?: 0 | 1;
 }
 
 /** What the harness calls on a node's client. */
@@ -92,6 +97,7 @@ export function createSimulatedClient(options: SimulatedClientOptions): Simulate
     random: options.random,
     config: options.config.quorum,
     listenerReadBufferBytes: options.config.listenerReadBufferBytes,
+    ...(options.config.kraftVersion === undefined ? {} : { kraftVersion: options.config.kraftVersion }),
   });
   client.initialize(options.nowMs);
   const quorum = client.quorumState();

@@ -76,7 +76,11 @@ export async function runSeed(seed: number, options: SeedOptions = {}): Promise<
   const scenario = options.scenario === undefined ? chosen : scenarioNamed(options.scenario);
   const { voters, observers } = scenario.size(random);
   const sabotage = parseSabotage(options.sabotage ?? SABOTAGE_FROM_ENVIRONMENT);
-  const raftConfig = raftConfigFor(random);
+  // The kraft.version is an option, not a draw: the seed's random sequence stays the same.
+  const raftConfig = {
+    ...raftConfigFor(random),
+    ...(options.kraftVersion === undefined ? {} : { kraftVersion: options.kraftVersion }),
+  };
   const trace = new Trace(options.traceLines ?? 4000);
   const cluster = new Cluster({
     voters,

@@ -36,6 +36,8 @@ export interface SeedOptions {
   readonly sabotage?: string;
   /** Invariants to switch off (names of InvariantSelection), e.g. to see which others catch a sabotage. */
   readonly disabledInvariants?: readonly string[];
+  /** Run every node at this kraft.version (default: the client's, 0); drawn from no randomness. */
+  readonly kraftVersion?: 0 | 1;
 }
 
 export function seedFailed(result: SeedResult): boolean {

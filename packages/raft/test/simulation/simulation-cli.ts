@@ -23,6 +23,7 @@ Options:
   --workers <n>      worker processes (default 2)
   --shards <n>       split the run into shards, one line each (default 1)
   --scenario <name>  force one scenario on every seed
+  --kraft-version <n>  run the nodes at kraft.version 0 (default) or 1 (voters from the log)
   --trace            print the trace tail of every seed
   --trace-lines <n>  trace lines to keep (default 4000)
   -h, --help         print this and exit
@@ -44,7 +45,16 @@ export class SimulationUsageError extends KRaftError {
   }
 }
 
-const VALUE_OPTIONS = ['seeds', 'from', 'workers', 'shards', 'scenario', 'trace-lines', 'seed'];
+const VALUE_OPTIONS = [
+  'seeds',
+  'from',
+  'workers',
+  'shards',
+  'scenario',
+  'trace-lines',
+  'seed',
+  'kraft-version',
+];
 
 export interface CliOptions {
   readonly seeds: number[];
@@ -82,11 +92,16 @@ export function parseCliArguments(argv: readonly string[], environment: NodeJS.P
   if (scenario !== undefined && !SCENARIOS.some((known) => known.name === scenario)) {
     throw new SimulationUsageError(`unknown scenario '${scenario}'`);
   }
+  const kraftVersionText = flags.get('kraft-version');
+  if (kraftVersionText !== undefined && kraftVersionText !== '0' && kraftVersionText !== '1') {
+    throw new SimulationUsageError(`--kraft-version must be 0 or 1, got '${kraftVersionText}'`);
+  }
   const printTrace = flags.has('trace');
   const traceLines = flags.has('trace-lines') ? integer('trace-lines', 4000) : undefined;
   const seedOptions: SeedOptions = {
     ...(scenario === undefined ? {} : { scenario }),
     ...(traceLines === undefined ? {} : { traceLines }),
+    ...(kraftVersionText === undefined ? {} : { kraftVersion: kraftVersionText === '1' ? 1 : 0 }),
     keepTrace: printTrace,
   };
   const { KRAFT_SEED: seedFromEnvironment } = environment;

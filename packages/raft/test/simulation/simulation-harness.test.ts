@@ -252,6 +252,13 @@ describe('sim CLI arguments', () => {
     });
   });
 
+  it('runs the nodes at the kraft.version asked for, and at the default without the option', () => {
+    expect(parseCliArguments(['--kraft-version', '1'], {}).seedOptions.kraftVersion).toBe(1);
+    expect(parseCliArguments(['--kraft-version=0'], {}).seedOptions.kraftVersion).toBe(0);
+    expect(parseCliArguments([], {}).seedOptions).not.toHaveProperty('kraftVersion');
+    expect(() => parseCliArguments(['--kraft-version', '2'], {})).toThrow(/must be 0 or 1/);
+  });
+
   it('rejects unknown options and bad numbers', () => {
     expect(() => parseCliArguments(['--sedes', '5'], {})).toThrow(/unknown option/);
     expect(() => parseCliArguments(['--seeds', '-5'], {})).toThrow(/non-negative/);

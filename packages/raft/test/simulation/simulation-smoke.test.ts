@@ -26,6 +26,19 @@ describe('simulation smoke', () => {
     expect(result.lost).toBe(0);
   });
 
+  it.each([7, 8])(
+    'survives the loss of the leader at kraft.version 1, voters read from the log (seed %i)',
+    async (seed) => {
+      const result = await runSeed(seed, {
+        scenario: 'elect-new-leader-after-old-leader-failure',
+        kraftVersion: 1,
+      });
+      expect(result.violations, describeFailure(result)).toEqual([]);
+      expect(result.lost).toBe(0);
+      expect(result.acked).toBeGreaterThan(0);
+    },
+  );
+
   it('gives the same trace hash when a seed runs twice', async () => {
     for (const seed of [11, 12, 13]) {
       const options = { scenario: 'elect-new-leader-after-old-leader-partitioned-away' };
