@@ -153,6 +153,14 @@ export class SegmentedLog {
   private truncatedDuringFlush = Number.POSITIVE_INFINITY;
   private directoryDirty = false;
   private pendingTruncation: PendingTruncation | undefined;
+  /**
+   * The lowest offset of a cut that reached the files (ftruncate, unlinks) but no fdatasync has
+   * made durable yet: a power loss can still undo it, bringing the removed batches back. Cleared by
+   * the flush that syncs the files after it; +Infinity when there is none.
+   */
+  private unsyncedCutOffset = Number.POSITIVE_INFINITY;
+  /** Counts cuts into the files, so a flush clears only the ones made before its syncs. */
+  private fileCuts = 0;
   private flushChain: Promise<unknown> = Promise.resolve();
   private closed = false;
   /** Deleted segments whose log files stay open for readers of earlier slices (see `retire`). */
@@ -980,6 +988,12 @@ export class SegmentedLog {
   }
 
   private cutFiles(pending: PendingTruncation): void {
+    // A full truncation's old files come back beside the snapshot at its new start, which the
+    // open installs again; any other cut stays undoable until the next flush syncs it.
+    if (pending.restartOffset === undefined) {
+      this.unsyncedCutOffset = Math.min(this.unsyncedCutOffset, pending.offset);
+      this.fileCuts += 1;
+    }
     if (pending.activeSegmentCut) (this.segments.last() as LogSegment).cutFileToSize();
     pending.activeSegmentCut = false;
     const removed = pending.removedSegments.splice(0);
@@ -1118,6 +1132,9 @@ export class SegmentedLog {
     // beside the snapshot at the new start, which is ahead of them: the open installs it again.
     const pending = this.pendingTruncation;
     if (pending !== undefined && pending.restartOffset === undefined && pending.offset < offset) return false;
+    // The same for a cut already in the files but not yet synced (a roll or close settles a
+    // truncation with an ftruncate and leaves its sync to the next flush).
+    if (this.unsyncedCutOffset < offset) return false;
     this.logStartOffsetValue = offset;
     this.epochCache.truncateFromStart(offset);
     return true;
@@ -1153,6 +1170,7 @@ export class SegmentedLog {
     try {
       this.throwCheckpointFailure();
       await this.settlePendingTruncation();
+      const cutsBeforeSync = this.fileCuts;
       const target = this.logEndOffsetValue;
       this.truncatedDuringFlush = Number.POSITIVE_INFINITY;
       // The epochs of the batches below `target` durable before those batches are synced and
@@ -1182,6 +1200,8 @@ export class SegmentedLog {
           }
         }
       }
+      // Every cut made before the syncs above is durable now; a later one waits for the next flush.
+      if (this.fileCuts === cutsBeforeSync) this.unsyncedCutOffset = Number.POSITIVE_INFINITY;
       const durable = Math.min(target, this.truncatedDuringFlush, this.logEndOffsetValue);
       this.flushedOffset = Math.max(this.flushedOffset, durable);
       // Safe before the checkpoint catches up: it still holds the target, which is <= what is durable.
