@@ -32,6 +32,12 @@ class Model {
   flushed = 0;
   /** The lowest truncation since the last flush or reopen: a crash may still bring back what it removed. */
   pendingCut: number | undefined;
+  /**
+   * An open that installed the latest snapshot holds that full truncation until the next flush,
+   * roll or reopen: a truncation meanwhile is part of it (everything a crash brings back lies
+   * below the snapshot, which the next open installs again), so it sets no `pendingCut`.
+   */
+  pendingFullTruncation = false;
   epochs: EpochEntry[] = [];
   snapshots: OffsetAndEpoch[] = [];
   /** Every batch ever appended at an offset: what a crash may legitimately bring back. */
@@ -203,7 +209,7 @@ class TruncateCommand implements fc.AsyncCommand<Model, Real> {
     if (target === undefined) return;
     real.log.truncateTo(target);
     if (target >= model.endOffset()) return;
-    model.pendingCut = Math.min(model.pendingCut ?? target, target);
+    if (!model.pendingFullTruncation) model.pendingCut = Math.min(model.pendingCut ?? target, target);
     model.batches = model.batches.filter((batch) => batch.baseOffset < target);
     model.epochs = model.epochs.filter((entry) => entry.startOffset < target);
     model.flushed = Math.min(model.flushed, target);
@@ -217,8 +223,10 @@ class RollCommand implements fc.AsyncCommand<Model, Real> {
   check = (): boolean => true;
   async run(model: Model, real: Real): Promise<void> {
     // The roll cuts a held truncation into the files but leaves its sync to the next flush: a
-    // crash before that can still undo the cut, so it stays pending for the model.
+    // crash before that can still undo the cut, so it stays pending for the model. A held full
+    // truncation is settled by it.
     real.log.roll();
+    model.pendingFullTruncation = false;
     checkAgreement(model, real);
   }
   toString = (): string => 'roll';
@@ -275,6 +283,7 @@ class FlushCommand implements fc.AsyncCommand<Model, Real> {
     expect(await real.log.flush()).toBe(model.endOffset());
     model.flushed = model.endOffset();
     model.pendingCut = undefined;
+    model.pendingFullTruncation = false;
   }
   toString = (): string => 'flush';
 }
@@ -297,6 +306,7 @@ class ReopenCommand implements fc.AsyncCommand<Model, Real> {
     else real.log.close();
     real.log = open(real.fileSystem, real.preallocate);
     model.pendingCut = undefined;
+    model.pendingFullTruncation = false;
     if (this.installedSnapshot(model, real)) {
       checkAgreement(model, real);
       return;
@@ -339,6 +349,7 @@ class ReopenCommand implements fc.AsyncCommand<Model, Real> {
     model.flushed = latest.offset;
     model.epochs = [];
     model.snapshots = [latest];
+    model.pendingFullTruncation = true;
     return true;
   }
 
@@ -435,6 +446,23 @@ describe('RaftLog against an in-memory model', () => {
       new HighWatermarkCommand(0.5),
       new SnapshotCommand(0, true),
       new ReopenCommand('tear-unsynced', 0),
+    ]);
+  });
+
+  it('pinned: a truncation inside the full truncation an open holds sets no cut of its own (seed 945166339)', async () => {
+    // The reopen installs the snapshot at 1 (a full truncation held until the next flush); the
+    // truncation to 1 and the append after it are part of that, so the snapshot at 2 may move
+    // the log start: what a crash brings back lies below the snapshot, which the open installs.
+    await runPinned([
+      new AppendCommand(1, false, false),
+      new HighWatermarkCommand(0.5),
+      new SnapshotCommand(0, false),
+      new ReopenCommand('drop-unsynced', 0),
+      new AppendCommand(1, false, false),
+      new TruncateCommand(0),
+      new AppendCommand(1, false, false),
+      new HighWatermarkCommand(0.5),
+      new SnapshotCommand(0, true),
     ]);
   });
 
