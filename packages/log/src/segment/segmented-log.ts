@@ -290,8 +290,19 @@ export class SegmentedLog {
     saved: SavedRecoveryPoint,
   ): void {
     const rebuilding = entries === undefined || entries.length === 0;
+    // An epoch checkpoint on file but empty says no batch was flushed with its epoch durable (the
+    // epochs are written before the batches they cover are synced, ADR 0033): a batch at or above
+    // the recovery point then has an epoch nothing vouches for. The CRC leaves the epoch field out,
+    // so a torn write there passes it; such a batch is cut as the unflushed tail it is.
+    const unverifiedEpochsFrom =
+      entries !== undefined && entries.length === 0 && saved.kind === 'offset'
+        ? saved.offset
+        : Number.POSITIVE_INFINITY;
     const earlierEpochs: EpochEntry[] = [];
-    const found = this.scanSegments(baseOffsets, this.recoveryEpochCheck(rebuilding, earlierEpochs));
+    const found = this.scanSegments(
+      baseOffsets,
+      this.recoveryEpochCheck(rebuilding, earlierEpochs, unverifiedEpochsFrom),
+    );
     const recoveredEnd = found?.nextOffset ?? this.endOfLoadedSegments();
     const lost = this.checkAgainstRecoveryPoint(recoveredEnd, saved, found);
     if (found !== undefined) this.cutAt(found, lost, saved);
@@ -468,6 +479,7 @@ export class SegmentedLog {
   private recoveryEpochCheck(
     rebuilding: boolean,
     earlierEpochs: EpochEntry[],
+    unverifiedEpochsFrom: number,
   ): (baseOffset: number, lastOffset: number, epoch: number) => boolean {
     const earliest = this.epochCache.earliestEntry();
     let lastSeenEpoch = -1;
@@ -476,6 +488,7 @@ export class SegmentedLog {
       const epochChanged = epoch !== lastSeenEpoch;
       lastSeenEpoch = epoch;
       if (rebuilding) {
+        if (baseOffset >= unverifiedEpochsFrom) return false;
         const latest = this.epochCache.latestEpoch();
         if (latest === undefined || epoch > latest) this.epochCache.assign(epoch, baseOffset);
         return true;
