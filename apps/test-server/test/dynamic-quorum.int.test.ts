@@ -166,7 +166,19 @@ describe('dynamic quorums (kraft.version 1) formatted with bin/kraft-storage.sh'
         `{"id": ${nodeId}, "directoryId": "${DIRECTORY_IDS[nodeId - 1]}", "endpoints": ["PLAINTEXT://127.0.0.1:${ports[nodeId - 1]}"]}`,
       );
     }
-    await stopAll([observer, ...voters]);
+
+    // The leader dies: the observer's fetches to it fail, it asks its bootstrap server again,
+    // learns the next leader and replicates from it.
+    await leader.killHard();
+    const survivors = voters.filter((node) => node !== leader);
+    const next = await waitForCommittingLeader(survivors, highWatermark);
+    const nextLeaderId = next.node.nodeId as number;
+    await observer.waitForStats(
+      (stats) => stats.leaderId === nextLeaderId && (stats.highWatermark ?? 0) > next.stats.highWatermark!,
+      STARTUP_TIMEOUT_MS,
+      `the observer following the next leader ${nextLeaderId}`,
+    );
+    await stopAll([observer, ...survivors]);
   });
 
   it('a --standalone node elects itself at kraft.version 1 and commits', async () => {
