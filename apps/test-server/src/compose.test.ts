@@ -79,7 +79,7 @@ describe('startServer', () => {
     }
   });
 
-  it('refuses a dynamic quorum (bootstrap servers only) before touching the log dir', async () => {
+  it('runs a config with bootstrap servers only as a kraft.version 1 observer', async () => {
     directory = mkdtempSync(join(tmpdir(), 'kraft-compose-'));
     const logDirectory = join(directory, 'logs');
     const { config } = parseServerConfig(
@@ -88,21 +88,16 @@ describe('startServer', () => {
           `controller.quorum.bootstrap.servers=127.0.0.1:1\nlog.dirs=${logDirectory}\n`,
       ),
     );
-    const attempt = startServer({
-      config,
-      commandLine: {
-        configPath: 'unused',
-        replicaDirectoryId: Uuid.fromString('b8tRS7h4TJ2Vt43Dp85v2A'),
-        throughputRecordsPerSecond: 1,
-        recordSizeBytes: 8,
-      },
-      logger: pino({ level: 'silent' }),
-      writeStatsLine: () => {},
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const server = await startServer({ config, commandLine, logger, writeStatsLine: () => {} });
+    await server.shutdown(2000);
+    expect(
+      lines.find((line) => line['msg'] === 'an observer without a leader asks the bootstrap servers'),
+    ).toMatchObject({ bootstrapServers: ['127.0.0.1:1'] });
+    expect(lines.find((line) => String(line['msg']).startsWith('dynamic quorum without'))).toMatchObject({
+      kraftVersion: 1,
     });
-    await expect(attempt).rejects.toSatisfy(
-      (error) => ConfigError.isConfigError(error) && error.message.includes('static quorums'),
-    );
-    expect(existsSync(logDirectory)).toBe(false);
   });
 });
 
@@ -203,36 +198,66 @@ describe('startServer on a log dir formatted by kraft-storage.sh', () => {
     );
   });
 
-  it.each([['__raft_performance_test-0'], ['__cluster_metadata-0']])(
-    'refuses a kraft.version 1 bootstrap checkpoint in %s, naming the file, and leaves the dir as it was',
-    async (partition) => {
-      const { logDirectory, config } = staticConfig();
-      const checkpoint = join(logDirectory, partition, BOOTSTRAP_CHECKPOINT_FILE);
-      mkdirSync(join(logDirectory, partition), { recursive: true });
-      writeFileSync(
-        checkpoint,
-        bootstrapCheckpointBytes({
-          voters: parseDynamicVoters(`1@127.0.0.1:9:${DIRECTORY_ID}`),
-          listenerName: 'PLAINTEXT',
-          timestampMs: 1,
-        }),
-      );
-      const attempt = startServer({
-        config,
-        commandLine: { configPath: 'unused', throughputRecordsPerSecond: 1, recordSizeBytes: 8 },
-        logger: pino({ level: 'silent' }),
-        writeStatsLine: () => {},
-      });
-      await expect(attempt).rejects.toSatisfy(
-        (error) =>
-          UnsupportedKRaftVersionError.isUnsupportedKRaftVersionError(error) &&
-          error.path === checkpoint &&
-          error.kraftVersion === 1 &&
-          error.message.includes('static quorums only'),
-      );
-      expect(readdirSync(logDirectory)).toEqual([partition]);
-    },
-  );
+  /** Writes a kraft.version 1 bootstrap checkpoint naming voter 1 into `partition`; returns its path. */
+  function writeDynamicCheckpoint(logDirectory: string, partition: string): string {
+    const checkpoint = join(logDirectory, partition, BOOTSTRAP_CHECKPOINT_FILE);
+    mkdirSync(join(logDirectory, partition), { recursive: true });
+    writeFileSync(
+      checkpoint,
+      bootstrapCheckpointBytes({
+        voters: parseDynamicVoters(`1@127.0.0.1:9:${DIRECTORY_ID}`),
+        listenerName: 'PLAINTEXT',
+        timestampMs: 1,
+      }),
+    );
+    return checkpoint;
+  }
+
+  it("refuses a kraft.version 1 checkpoint in Kafka's __cluster_metadata-0, naming the file, and leaves the dir as it was", async () => {
+    const { logDirectory, config } = staticConfig();
+    const checkpoint = writeDynamicCheckpoint(logDirectory, '__cluster_metadata-0');
+    const attempt = startServer({
+      config,
+      commandLine: { configPath: 'unused', throughputRecordsPerSecond: 1, recordSizeBytes: 8 },
+      logger: pino({ level: 'silent' }),
+      writeStatsLine: () => {},
+    });
+    await expect(attempt).rejects.toSatisfy(
+      (error) =>
+        UnsupportedKRaftVersionError.isUnsupportedKRaftVersionError(error) &&
+        error.path === checkpoint &&
+        error.kraftVersion === 1 &&
+        error.message.includes('__raft_performance_test-0'),
+    );
+    expect(readdirSync(logDirectory)).toEqual(['__cluster_metadata-0']);
+  });
+
+  it('runs a kraft.version 1 checkpoint beside controller.quorum.voters with the checkpoint voters, and warns', async () => {
+    const { logDirectory, config } = staticConfig();
+    writeDynamicCheckpoint(logDirectory, '__raft_performance_test-0');
+    const { logger, lines } = capturingLogger();
+    const server = await startServer({
+      config,
+      commandLine: {
+        configPath: 'unused',
+        replicaDirectoryId: Uuid.fromString(DIRECTORY_ID),
+        throughputRecordsPerSecond: 1,
+        recordSizeBytes: 8,
+      },
+      logger,
+      writeStatsLine: () => {},
+    });
+    await server.shutdown(2000);
+    expect(lines.find((line) => String(line['msg']).startsWith('dynamic quorum: voters from'))).toMatchObject(
+      {
+        kraftVersion: 1,
+        otherVoters: 0,
+      },
+    );
+    expect(
+      lines.find((line) => String(line['msg']).startsWith('controller.quorum.voters is set beside')),
+    ).toMatchObject({ level: 40 });
+  });
 
   it('refuses a bootstrap checkpoint it cannot read rather than ignore it', async () => {
     const { logDirectory, config } = staticConfig();

@@ -1,6 +1,6 @@
 /**
  * The composition root: the only place real implementations are wired together (CONVENTIONS
- * C2). config → bootstrap checkpoint check → log-dir lock → TcpNetworkChannel (listener bound
+ * C2). config → bootstrap checkpoint (which quorum: static or dynamic, ADR 0048) → log-dir lock → TcpNetworkChannel (listener bound
  * first, + outbound client) → storage format check → RaftLog on NodeFileSystem → FileQuorumStateStore → KafkaRaftClient →
  * RaftDriver → workload and listener → stats. DescribeQuorum is answered by the raft client
  * besides Kafka's test-server APIs.
@@ -11,6 +11,7 @@ import { FlushedDataLossError, LogConfig, LogDirectoryLock, type LostFlushedData
 import type { Uuid } from '@kraft/protocol';
 import {
   createSystemRandom,
+  Endpoints,
   ensureLogDirectoryFormatted,
   FileQuorumStateStore,
   KafkaRaftClient,
@@ -28,6 +29,7 @@ import { type ListenerSpec, TcpNetworkChannel, TlsContext } from '@kraft/transpo
 import type { Logger } from 'pino';
 import { type CommandLineOptions, MAXIMUM_SEED } from './cli/command-line.js';
 import { ConfigError } from './config/config-error.js';
+import { type QuorumMode, resolveQuorumMode } from './config/quorum-mode.js';
 import type { ServerConfig, VoterEndpoint } from './config/server-config.js';
 import { metricsEndpoint } from './metrics/metrics-config.js';
 import { MetricsServer } from './metrics/metrics-server.js';
@@ -39,7 +41,7 @@ import {
 } from './performance-test-topic.js';
 import type { CommitStats } from './stats/commit-stats.js';
 import { STATS_INTERVAL_MS, StatsReporter } from './stats/stats-reporter.js';
-import { logDirectoryClusterId, requireStaticBootstrapCheckpoint } from './storage/server-log-directory.js';
+import { logDirectoryClusterId, readServerBootstrapCheckpoint } from './storage/server-log-directory.js';
 import { RaftWorkloadGenerator } from './workload/raft-workload-generator.js';
 import { openHistoryFile, WorkloadHistory } from './workload/workload-history.js';
 import { WorkloadListener } from './workload/workload-listener.js';
@@ -75,24 +77,23 @@ export interface RunningServer {
 }
 
 /**
- * Refuses a dir the server cannot run (a kraft.version 1 bootstrap checkpoint, a config without
- * static voters) before touching it, then locks the log directory (a second server on it stops
- * here, before anything else is read) and starts the node on it; the lock is released when the
- * server shuts down or fails to start.
+ * Reads the bootstrap checkpoint to learn which quorum the node runs (refusing one it cannot run)
+ * before touching the dir, then locks the log directory (a second server on it stops here, before
+ * anything else is read) and starts the node on it; the lock is released when the server shuts
+ * down or fails to start.
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const fileSystem = new NodeFileSystem();
-  // First: a dir formatted for a dynamic quorum also has a config without static voters, and the
-  // checkpoint is the more precise reason (it names the file).
-  requireStaticBootstrapCheckpoint(
+  const checkpoint = readServerBootstrapCheckpoint(
     fileSystem,
     options.config.metadataLogDir,
     PERFORMANCE_TEST_TOPIC_PARTITION,
   );
-  requireStaticVoters(options.config);
+  const quorumMode = resolveQuorumMode(options.config, checkpoint);
+  logQuorumMode(options, quorumMode);
   const lock = LogDirectoryLock.acquire(fileSystem, options.config.metadataLogDir);
   try {
-    const server = await startLockedServer(options, fileSystem, lock);
+    const server = await startLockedServer(options, quorumMode, fileSystem, lock);
     const shutdown = async (timeoutMs: number): Promise<void> => {
       try {
         await server.shutdown(timeoutMs);
@@ -113,6 +114,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
  */
 async function startLockedServer(
   options: ServerOptions,
+  quorumMode: QuorumMode,
   fileSystem: NodeFileSystem,
   lock: LogDirectoryLock,
 ): Promise<RunningServer> {
@@ -128,7 +130,7 @@ async function startLockedServer(
   const metricsServer = await startMetricsServer(config, commandLine, logger, channel);
   let opened: FormattedLog;
   try {
-    opened = openFormattedLog(config, commandLine, fileSystem, lock, logger);
+    opened = openFormattedLog(config, quorumMode, commandLine, fileSystem, lock, logger);
   } catch (error) {
     await Promise.all([channel.close(), metricsServer?.close()]);
     throw error;
@@ -138,7 +140,17 @@ async function startLockedServer(
     fileSystem,
     path: quorumStateStorePath(config.metadataLogDir, PERFORMANCE_TEST_TOPIC_PARTITION),
   });
-  const client = createClient({ config, identity, logger, log, channel, random, quorumStateStore });
+  const client = createClient({
+    config,
+    quorumMode,
+    port,
+    identity,
+    logger,
+    log,
+    channel,
+    random,
+    quorumStateStore,
+  });
   const driver = new RaftDriver({
     client,
     log,
@@ -202,6 +214,9 @@ interface NodeIdentity {
 
 interface ClientParts {
   readonly config: ServerConfig;
+  readonly quorumMode: QuorumMode;
+  /** The port the controller listener is bound to. */
+  readonly port: number;
   readonly identity: NodeIdentity;
   readonly logger: Logger;
   readonly log: RaftLog;
@@ -211,7 +226,8 @@ interface ClientParts {
 }
 
 function createClient(parts: ClientParts): KafkaRaftClient {
-  const { config } = parts;
+  const { config, quorumMode } = parts;
+  const listener = config.controllerListener;
   return new KafkaRaftClient({
     nodeId: config.nodeId,
     directoryId: parts.identity.directoryId,
@@ -225,8 +241,20 @@ function createClient(parts: ClientParts): KafkaRaftClient {
     quorumStateStore: parts.quorumStateStore,
     random: parts.random,
     config: quorumSettings(config),
-    listenerName: config.controllerListener.name,
-    kraftVersion: 0,
+    listenerName: listener.name,
+    kraftVersion: quorumMode.kraftVersion,
+    // Kafka: bootstrap servers, when set, are where an observer asks who leads (else the voters).
+    bootstrapServers: config.quorum.bootstrapServers,
+    // A dynamic quorum's leader tells observers where it is (Fetch NodeEndpoints,
+    // BeginQuorumEpoch) from its own listener: no static voter entry holds it. At kraft.version 0
+    // the static entry does, as before.
+    ...(quorumMode.kraftVersion === 1
+      ? {
+          localEndpoints: Endpoints.fromEntries([
+            [listener.name, { host: listener.host === '' ? 'localhost' : listener.host, port: parts.port }],
+          ]),
+        }
+      : {}),
     // The client's default RPC versions are the newest (Fetch v18, KIP-1166: the follower's high
     // watermark lets the leader answer at once instead of parking the fetch until the next batch).
     topic: { name: PERFORMANCE_TEST_TOPIC_NAME, topicId: PERFORMANCE_TEST_TOPIC_ID },
@@ -430,6 +458,7 @@ interface FormattedLog {
  */
 function openFormattedLog(
   config: ServerConfig,
+  quorumMode: QuorumMode,
   commandLine: CommandLineOptions,
   fileSystem: NodeFileSystem,
   lock: LogDirectoryLock,
@@ -449,34 +478,53 @@ function openFormattedLog(
     { directory, formatted, clusterId, directoryId: directoryId.toString() },
     formatted ? 'formatted log directory' : 'log directory checked',
   );
-  return { log: openLog(config, fileSystem, lock, logger), identity: { clusterId, directoryId } };
+  return {
+    log: openLog(config, quorumMode, fileSystem, lock, logger),
+    identity: { clusterId, directoryId },
+  };
 }
 
-/** Checked before anything touches the disk, so a refused config leaves no trace. */
-function requireStaticVoters(config: ServerConfig): void {
-  if (config.quorum.voters.length === 0) {
-    throw new ConfigError(
-      'controller.quorum.voters',
-      '',
-      'the test server runs static quorums (kraft.version 0); controller.quorum.bootstrap.servers alone is not supported yet',
+/** The quorum the node runs, said once at start (an operator reading the log sees which one). */
+function logQuorumMode(options: ServerOptions, quorumMode: QuorumMode): void {
+  const { config, logger } = options;
+  const bootstrapServers = config.quorum.bootstrapServers.map((server) => `${server.host}:${server.port}`);
+  if (quorumMode.kraftVersion === 0) {
+    logger.info({ kraftVersion: 0, bootstrapServers }, 'static quorum: voters from controller.quorum.voters');
+    return;
+  }
+  logger.info(
+    { kraftVersion: 1, bootstrapServers, otherVoters: quorumMode.otherVoterCount ?? null },
+    quorumMode.otherVoterCount === undefined
+      ? 'dynamic quorum without a bootstrap checkpoint: starting as an observer, voters from the log'
+      : 'dynamic quorum: voters from the bootstrap checkpoint and the log',
+  );
+  if (quorumMode.staticVotersIgnored) {
+    logger.warn(
+      { controllerQuorumVoters: config.quorum.voters.length },
+      'controller.quorum.voters is set beside a kraft.version 1 bootstrap checkpoint: the voters come from the checkpoint and the log; remove it and use controller.quorum.bootstrap.servers',
     );
   }
 }
 
-/** Damage below the recovery point (flushed data lost, ADR 0010): see `lostFlushedDataPolicyFor`. */
-function lostFlushedDataPolicy(config: ServerConfig): LostFlushedDataPolicy {
-  const others = config.quorum.voters.filter((voter) => voter.nodeId !== config.nodeId);
-  return lostFlushedDataPolicyFor(others.length, config.metadataLog.acceptFlushedDataLoss);
+/**
+ * Damage below the recovery point (flushed data lost, ADR 0010): see `lostFlushedDataPolicyFor`.
+ * An observer of a dynamic quorum (no checkpoint) never votes, and fetches what it lost back
+ * from the leader it finds through the bootstrap servers.
+ */
+function lostFlushedDataPolicy(config: ServerConfig, quorumMode: QuorumMode): LostFlushedDataPolicy {
+  const others = quorumMode.otherVoterCount ?? config.quorum.bootstrapServers.length;
+  return lostFlushedDataPolicyFor(others, config.metadataLog.acceptFlushedDataLoss);
 }
 
 function openLog(
   config: ServerConfig,
+  quorumMode: QuorumMode,
   fileSystem: NodeFileSystem,
   lock: LogDirectoryLock,
   logger: Logger,
 ): RaftLog {
   try {
-    return openLogWithPolicy(config, fileSystem, lock, logger);
+    return openLogWithPolicy(config, quorumMode, fileSystem, lock, logger);
   } catch (error) {
     if (error instanceof FlushedDataLossError) {
       // The log's message names its own option; the operator of this server sets a config key.
@@ -491,6 +539,7 @@ function openLog(
 
 function openLogWithPolicy(
   config: ServerConfig,
+  quorumMode: QuorumMode,
   fileSystem: NodeFileSystem,
   lock: LogDirectoryLock,
   logger: Logger,
@@ -501,7 +550,7 @@ function openLogWithPolicy(
     fileSystem,
     lock,
     logger,
-    lostFlushedData: lostFlushedDataPolicy(config),
+    lostFlushedData: lostFlushedDataPolicy(config, quorumMode),
     topicPartition: PERFORMANCE_TEST_TOPIC_PARTITION,
     topicId: PERFORMANCE_TEST_TOPIC_ID,
     config: new LogConfig({

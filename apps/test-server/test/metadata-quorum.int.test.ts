@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { STARTUP_TIMEOUT_MS, waitForCommittingLeader } from './support/quorum-checks.js';
+import { runScript, type ScriptRun } from './support/run-script.js';
 import { DIRECTORY_IDS, pickFreePorts, TestCluster } from './support/test-cluster.js';
 import { TestNode } from './support/test-node.js';
 
@@ -12,27 +12,8 @@ const SCRIPT = join(import.meta.dirname, '..', 'bin', 'kraft-metadata-quorum.sh'
 const OBSERVER_ID = 4;
 const OBSERVER_DIRECTORY_ID = 'wZoXPqWoSu6F6c8MkmdyAg';
 
-interface ToolRun {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Spawned, not spawnSync: the test's event loop keeps reading the servers' output meanwhile. */
-function runTool(...argv: string[]): Promise<ToolRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(SCRIPT, argv, { stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function runTool(...argv: string[]): Promise<ScriptRun> {
+  return runScript(SCRIPT, argv);
 }
 
 let cluster: TestCluster | undefined;

@@ -93,10 +93,28 @@ export function checkKafkaRaftClientOptions(options: unknown): void {
   if (given['listenerReadBufferBytes'] !== undefined) {
     checkInteger(name('listenerReadBufferBytes'), given['listenerReadBufferBytes'], { minimum: 1 });
   }
+  checkBootstrapServers(given['bootstrapServers']);
   checkKraftVersion(given['kraftVersion']);
   checkRpcVersions(given['rpcVersions']);
   checkTopic(given['topic']);
   if (given['logger'] !== undefined) checkMethods(name('logger'), given['logger'], LOGGER_METHODS);
+}
+
+/** Highest TCP port. */
+const MAX_PORT = 65_535;
+
+function checkBootstrapServers(value: unknown): void {
+  if (value === undefined) return;
+  if (!Array.isArray(value)) {
+    throw new InvalidConfigurationError(`${OWNER}: bootstrapServers must be an array of { host, port }`);
+  }
+  value.forEach((server: unknown, index) => {
+    const name = `${OWNER}: bootstrapServers[${index}]`;
+    checkOptionsObject(name, server);
+    const address = server as Record<string, unknown>;
+    checkNonEmptyString(`${name}.host`, address['host']);
+    checkInteger(`${name}.port`, address['port'], { minimum: 1, maximum: MAX_PORT });
+  });
 }
 
 function checkKraftVersion(value: unknown): void {

@@ -1,6 +1,6 @@
 import type { Logger, Uuid } from '@kraft/protocol';
 import type { Endpoints } from './endpoints.js';
-import type { NetworkChannel } from './ports/network-channel.js';
+import type { NetworkChannel, NodeAddress } from './ports/network-channel.js';
 import type { QuorumStateDataVersion, QuorumStateStore } from './ports/quorum-state-store.js';
 import type { RaftLog } from './ports/raft-log.js';
 import type { Random } from './ports/random.js';
@@ -17,6 +17,12 @@ export interface KafkaRaftClientOptions {
   /** Requests carrying another non-null cluster id are answered INCONSISTENT_CLUSTER_ID. */
   readonly clusterId?: string | null;
   readonly voters: VoterSet;
+  /**
+   * `controller.quorum.bootstrap.servers` (KIP-853): where an observer that knows no leader asks
+   * who leads, addressed by ids of their own (`bootstrapServerId`: -2, -3, ...). When empty, or
+   * not given, it asks the known voters, as before.
+   */
+  readonly bootstrapServers?: readonly NodeAddress[];
   readonly log: RaftLog;
   readonly network: NetworkChannel;
   readonly quorumStateStore: QuorumStateStore;

@@ -6,6 +6,7 @@
  * ```ts
  * const client = new KafkaRaftClient({
  *   nodeId, directoryId, clusterId, voters,          // identity; voters = VoterSet (static `controller.quorum.voters`)
+ *   bootstrapServers,                                // optional: `controller.quorum.bootstrap.servers` (KIP-853)
  *   log, network, quorumStateStore, random,          // ports: RaftLog, NetworkChannel, QuorumStateStore, Random
  *   config, listenerName, localEndpoints, logger,    // optional: Partial<QuorumConfig>, ...
  * });
@@ -83,7 +84,7 @@ import { QuorumState } from './quorum-state.js';
 import type { LeaderAndEpoch, Listener, RaftClient, SnapshotWriter } from './raft-client.js';
 import type { RaftClientObservableState } from './raft-client-observable-state.js';
 import { RaftOutbox, type RaftReady } from './raft-outbox.js';
-import { RequestManager } from './request-manager.js';
+import { bootstrapServerId, RequestManager } from './request-manager.js';
 import { RaftApiKey } from './rpc/raft-api-key.js';
 import { METADATA_TOPIC } from './rpc/raft-messages.js';
 import { DEFAULT_RPC_VERSIONS } from './rpc/rpc-versions.js';
@@ -184,6 +185,7 @@ export class KafkaRaftClient implements RaftClient {
       retryBackoffMs: this.config.retryBackoffMs,
       requestTimeoutMs: this.config.requestTimeoutMs,
       random: options.random,
+      bootstrapServerIds: (options.bootstrapServers ?? []).map((_server, index) => bootstrapServerId(index)),
     });
     this.outboundRequests = new OutboundRequests(this.network, this.outbox, this.requestManager);
     const { identity, quorum, log, outbox, outboundRequests, shutdownDeadline } = this;
@@ -291,6 +293,7 @@ export class KafkaRaftClient implements RaftClient {
     this.controlRecords?.updateState();
     this.knownVoterSet = this.quorum.voters();
     this.updateVoterEndpoints(this.knownVoterSet);
+    this.updateBootstrapServerEndpoints();
     this.quorum.initialize({ offset: this.log.endOffset(), epoch: this.log.lastFetchedEpoch() }, nowMs);
     this.initialized = true;
     this.metrics.onInitialized(this.quorum.state().name, nowMs);
@@ -313,6 +316,20 @@ export class KafkaRaftClient implements RaftClient {
       if (address !== undefined && node.voterKey.id !== this.options.nodeId) {
         this.network.updateEndpoint(node.voterKey.id, address);
       }
+    }
+  }
+
+  /** Tells the network where each bootstrap server is, under its own id (`bootstrapServerId`). */
+  private updateBootstrapServerEndpoints(): void {
+    const servers = this.options.bootstrapServers ?? [];
+    servers.forEach((address, index) => {
+      this.network.updateEndpoint(bootstrapServerId(index), { host: address.host, port: address.port });
+    });
+    if (servers.length > 0) {
+      this.logger.info(
+        { bootstrapServers: servers.map((address) => `${address.host}:${address.port}`) },
+        'an observer without a leader asks the bootstrap servers',
+      );
     }
   }
 

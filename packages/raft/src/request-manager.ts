@@ -10,6 +10,15 @@ interface ConnectionState {
 }
 
 /**
+ * The id the `index`-th `controller.quorum.bootstrap.servers` entry is addressed by: -2, -3, ...
+ * (Kafka's KafkaRaftClient). Real node ids are never negative and -1 means "no id", so a bootstrap
+ * server's connection state never mixes with a node's, even when it is that node.
+ */
+export function bootstrapServerId(index: number): number {
+  return -2 - index;
+}
+
+/**
  * Per-destination request state (Kafka's `RequestManager`): at most one in-flight request per
  * destination. Ready → awaiting a response (until `requestTimeoutMs`) → ready again on success
  * or timeout, or backing off for `retryBackoffMs` after an error.
@@ -19,11 +28,24 @@ export class RequestManager {
   private readonly retryBackoffMs: number;
   private readonly requestTimeoutMs: number;
   private readonly random: Random;
+  /** The ids of `controller.quorum.bootstrap.servers` (`bootstrapServerId`), in config order. */
+  private readonly bootstrapServerIds: readonly number[];
 
-  constructor(options: { retryBackoffMs: number; requestTimeoutMs: number; random: Random }) {
+  constructor(options: {
+    retryBackoffMs: number;
+    requestTimeoutMs: number;
+    random: Random;
+    bootstrapServerIds?: readonly number[];
+  }) {
     this.retryBackoffMs = options.retryBackoffMs;
     this.requestTimeoutMs = options.requestTimeoutMs;
     this.random = options.random;
+    this.bootstrapServerIds = options.bootstrapServerIds ?? [];
+  }
+
+  /** Whether discovery goes to bootstrap servers (configured) rather than to the known voters. */
+  hasBootstrapServers(): boolean {
+    return this.bootstrapServerIds.length > 0;
   }
 
   private stateOf(nodeId: number): ConnectionState {
@@ -111,5 +133,48 @@ export class RequestManager {
     const ready = candidates.filter((id) => this.isReady(id, nowMs));
     if (ready.length === 0) return undefined;
     return ready[this.random.nextInt(ready.length)];
+  }
+
+  /**
+   * True when a request to any destination is in flight and not timed out. An observer's only
+   * requests are fetches, and one fetch at a time keeps two answers from appending the same
+   * offsets (Kafka's `hasAnyInflightRequest`).
+   */
+  hasAnyInFlightRequest(nowMs: number): boolean {
+    for (const nodeId of this.connections.keys()) {
+      if (this.hasInFlightRequest(nodeId, nowMs)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * A ready bootstrap server for a discovery fetch, or undefined while any request is in flight
+   * or every bootstrap server backs off. The search starts at a random entry, so a bootstrap
+   * server that is down does not take every first attempt (Kafka's `findReadyBootstrapServer`).
+   */
+  findReadyBootstrapServer(nowMs: number): number | undefined {
+    const ids = this.bootstrapServerIds;
+    if (ids.length === 0 || this.hasAnyInFlightRequest(nowMs)) return undefined;
+    const start = this.random.nextInt(ids.length);
+    for (let step = 0; step < ids.length; step += 1) {
+      const id = ids[(start + step) % ids.length] as number;
+      if (this.isReady(id, nowMs)) return id;
+    }
+    return undefined;
+  }
+
+  /**
+   * How long until `findReadyBootstrapServer` can answer: the in-flight request's remaining
+   * time, 0 when a bootstrap server is ready, else the shortest backoff left (at most
+   * `retryBackoffMs`; Kafka's `backoffBeforeAvailableBootstrapServer`).
+   */
+  backoffBeforeAvailableBootstrapServerMs(nowMs: number): number {
+    let soonestMs = this.retryBackoffMs;
+    for (const [nodeId, state] of this.connections) {
+      if (this.hasInFlightRequest(nodeId, nowMs)) return state.untilMs - nowMs;
+      if (this.isBackingOff(nodeId, nowMs)) soonestMs = Math.min(soonestMs, state.untilMs - nowMs);
+    }
+    if (this.bootstrapServerIds.some((id) => this.isReady(id, nowMs))) return 0;
+    return soonestMs;
   }
 }

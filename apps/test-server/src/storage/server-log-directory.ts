@@ -1,38 +1,67 @@
 /**
  * What the test server checks of its log dir at start, beyond raft's own `meta.properties`
- * checks: a bootstrap checkpoint it cannot run yet, and the cluster id a formatted dir carries.
+ * checks: the bootstrap checkpoint it starts from (or cannot), and the cluster id a formatted dir
+ * carries.
  */
 import { META_PROPERTIES_FILE, readMetaProperties } from '@kraft/log';
 import { KRaftError } from '@kraft/protocol';
 import { LogDirectoryError } from '@kraft/raft';
 import type { FileSystem } from '@kraft/records';
-import { bootstrapCheckpointPaths, readBootstrapCheckpoint } from './bootstrap-checkpoint.js';
+import {
+  type BootstrapCheckpoint,
+  bootstrapCheckpointPaths,
+  readBootstrapCheckpoint,
+} from './bootstrap-checkpoint.js';
 import { UnformattedLogDirectoryError } from './unformatted-log-directory-error.js';
 import { UnsupportedKRaftVersionError } from './unsupported-kraft-version-error.js';
 
+/** The highest kraft.version the server runs: 1, voters from the log (KIP-853). */
+export const MAX_SUPPORTED_KRAFT_VERSION = 1;
+
 /**
- * Refuses a log dir whose bootstrap checkpoint (in the server's partition directory, or in
- * Kafka's `__cluster_metadata-0` when the dir was formatted by Kafka's tool) is at kraft.version
- * 1 or more. Reads only: a refused dir is left as it was.
+ * The bootstrap checkpoint the server starts its log from: the one `kraft-storage.sh format
+ * --standalone | --initial-controllers` wrote into the server's partition directory, or undefined
+ * (a static quorum, or a dir formatted with `--no-initial-controllers`). Reads only: a refused
+ * dir is left as it was.
  *
- * @throws UnsupportedKRaftVersionError naming the checkpoint.
+ * @throws UnsupportedKRaftVersionError for a kraft.version above 1, and for a dynamic quorum's
+ *   checkpoint in Kafka's `__cluster_metadata-0` (formatted by Kafka's tool for its controllers),
+ *   which the server's partition would not see: started anyway, the node would run without the
+ *   voters the operator formatted it with.
  * @throws BootstrapCheckpointError when a checkpoint is there but cannot be read.
  */
-export function requireStaticBootstrapCheckpoint(
+export function readServerBootstrapCheckpoint(
   fileSystem: FileSystem,
   metadataLogDir: string,
   partitionDirectoryName: string,
-): void {
-  for (const path of bootstrapCheckpointPaths(metadataLogDir, partitionDirectoryName)) {
+): BootstrapCheckpoint | undefined {
+  const [own, ...others] = bootstrapCheckpointPaths(metadataLogDir, partitionDirectoryName);
+  for (const path of others) {
     const checkpoint = readBootstrapCheckpoint(fileSystem, path);
     if (checkpoint !== undefined && checkpoint.kraftVersion > 0) {
       throw new UnsupportedKRaftVersionError(
         path,
         checkpoint.kraftVersion,
-        (checkpoint.voters ?? []).map((voter) => voter.voterId),
+        voterIdsOf(checkpoint),
+        `it is in Kafka's metadata partition, and this server replicates ${partitionDirectoryName}. ` +
+          'Format the dir with kraft-storage.sh format, which writes the checkpoint where the server reads it',
       );
     }
   }
+  const checkpoint = own === undefined ? undefined : readBootstrapCheckpoint(fileSystem, own);
+  if (checkpoint !== undefined && checkpoint.kraftVersion > MAX_SUPPORTED_KRAFT_VERSION) {
+    throw new UnsupportedKRaftVersionError(
+      checkpoint.path,
+      checkpoint.kraftVersion,
+      voterIdsOf(checkpoint),
+      `this server runs kraft.version 0 (static voters) and ${MAX_SUPPORTED_KRAFT_VERSION} (voters from the log) only`,
+    );
+  }
+  return checkpoint;
+}
+
+function voterIdsOf(checkpoint: BootstrapCheckpoint): number[] {
+  return (checkpoint.voters ?? []).map((voter) => voter.voterId);
 }
 
 /**

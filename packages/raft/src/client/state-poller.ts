@@ -164,6 +164,9 @@ export class StatePoller {
     // downloaded snapshot's freeze (the driver wakes us when it reports, ADR 0039).
     if (needsFlush(this.log)) return 0;
     if (this.snapshotInstalls.hasPendingSnapshotInstall()) return this.fetchTimeoutMs(follower, nowMs);
+    if (this.quorum.isObserver() && this.requestManager.hasBootstrapServers()) {
+      return this.pollFollowerAsBootstrappedObserver(follower, nowMs);
+    }
     const leaderId = follower.leaderId;
     let target: number | undefined = leaderId;
     if (!this.requestManager.isReady(leaderId, nowMs)) {
@@ -185,9 +188,44 @@ export class StatePoller {
     return this.quorum.isVoter() ? follower.remainingFetchTimeMs(nowMs) : Number.POSITIVE_INFINITY;
   }
 
+  /**
+   * An observer configured with `controller.quorum.bootstrap.servers` (Kafka's
+   * `pollFollowerAsObserver`): it fetches from its leader while the leader answers, and asks a
+   * bootstrap server who leads once a fetch to the leader timed out or failed, one fetch in flight
+   * at a time. A bootstrap server's answer moves it only when it names a newer leader; the
+   * records in it are not appended (they were not asked of the leader).
+   */
+  private pollFollowerAsBootstrappedObserver(follower: FollowerState, nowMs: number): number {
+    const leaderId = follower.leaderId;
+    if (this.requestManager.hasRequestTimedOut(leaderId, nowMs)) {
+      // Retrying the leader that went silent could wait out one request timeout after another.
+      this.requestManager.reset(leaderId);
+      return this.fetchFromAnyBootstrapServer(nowMs);
+    }
+    if (this.requestManager.isBackingOff(leaderId, nowMs)) return this.fetchFromAnyBootstrapServer(nowMs);
+    if (!this.requestManager.hasAnyInFlightRequest(nowMs)) {
+      this.senders.fetch.sendFetchOrFetchSnapshot(follower, leaderId, nowMs);
+      return Math.max(1, this.requestManager.remainingMs(leaderId, nowMs));
+    }
+    return Math.max(1, this.requestManager.backoffBeforeAvailableBootstrapServerMs(nowMs));
+  }
+
+  /** A discovery fetch to a ready bootstrap server, if one is; then when to try again. */
+  private fetchFromAnyBootstrapServer(nowMs: number): number {
+    const target = this.requestManager.findReadyBootstrapServer(nowMs);
+    if (target !== undefined) this.senders.fetch.sendFetch(target, this.quorum.epoch(), nowMs);
+    return Math.max(1, this.requestManager.backoffBeforeAvailableBootstrapServerMs(nowMs));
+  }
+
+  /**
+   * An observer without a leader asks who leads: a bootstrap server when
+   * `controller.quorum.bootstrap.servers` is set (as Kafka, even when the voters are known:
+   * the configured list is the operator's word on where the quorum is), else a known voter.
+   */
   private pollObserverDiscovery(nowMs: number): number {
     if (needsFlush(this.log)) return 0;
     if (this.snapshotInstalls.hasPendingSnapshotInstall()) return Number.POSITIVE_INFINITY;
+    if (this.requestManager.hasBootstrapServers()) return this.fetchFromAnyBootstrapServer(nowMs);
     const voters = this.otherVoterIds();
     const target = this.requestManager.findReadyNode(voters, nowMs);
     if (target !== undefined) this.senders.fetch.sendFetch(target, this.quorum.epoch(), nowMs);

@@ -243,7 +243,10 @@ export class StateTransitions {
       epoch > current ||
       errorCode === Errors.FENCED_LEADER_EPOCH.code ||
       errorCode === Errors.NOT_LEADER_OR_FOLLOWER.code ||
-      (leaderId !== undefined && !this.quorum.hasLeader());
+      (leaderId !== undefined && !this.quorum.hasLeader()) ||
+      // Unattached knowing the leader's id but not its address (an observer restarted on a log
+      // without the leader's VotersRecord): an answer with the address lets it follow at last.
+      (leaderId !== undefined && this.quorum.isUnattached() && !endpoints.isEmpty());
     if (moves) {
       const before = this.quorum.state();
       this.maybeTransition(leaderId, epoch, endpoints, nowMs);

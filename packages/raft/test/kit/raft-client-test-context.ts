@@ -20,7 +20,7 @@ import {
   RaftApiKey,
   type RpcVersions,
 } from '../../src/kafka-raft-client.js';
-import type { InboundRequest, OutboundRequest } from '../../src/ports/network-channel.js';
+import type { InboundRequest, NodeAddress, OutboundRequest } from '../../src/ports/network-channel.js';
 import type { OffsetAndEpoch, RaftLog } from '../../src/ports/raft-log.js';
 import type { Random } from '../../src/ports/random.js';
 import type { QuorumConfig } from '../../src/quorum-config.js';
@@ -951,6 +951,8 @@ export class RaftClientTestContextBuilder {
   private kraftVersion: 0 | 1 = 0;
   private topic: ReplicatedTopic = METADATA_TOPIC;
   private listenerReadBufferBytes: number | undefined;
+  private bootstrapServers: readonly NodeAddress[] = [];
+  private localEndpoints: Endpoints | undefined;
 
   constructor(localId: number | undefined, voterIds: number[]) {
     this.localId = localId;
@@ -1018,6 +1020,18 @@ export class RaftClientTestContextBuilder {
     return this;
   }
 
+  /** `controller.quorum.bootstrap.servers`: reached as ids -2, -3, ... in that order. */
+  withBootstrapServers(servers: readonly NodeAddress[]): this {
+    this.bootstrapServers = servers;
+    return this;
+  }
+
+  /** This node's own endpoints (default: its static voter entry's). */
+  withLocalEndpoints(endpoints: Endpoints): this {
+    this.localEndpoints = endpoints;
+    return this;
+  }
+
   withLogger(logger: Logger): this {
     this.logger = logger;
     return this;
@@ -1078,6 +1092,8 @@ export class RaftClientTestContextBuilder {
         ? {}
         : { listenerReadBufferBytes: this.listenerReadBufferBytes }),
       ...(this.logger === undefined ? {} : { logger: this.logger }),
+      ...(this.bootstrapServers.length === 0 ? {} : { bootstrapServers: this.bootstrapServers }),
+      ...(this.localEndpoints === undefined ? {} : { localEndpoints: this.localEndpoints }),
     });
     const listener = new MockListener();
     client.register(listener);
