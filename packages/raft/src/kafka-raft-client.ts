@@ -232,8 +232,21 @@ export class KafkaRaftClient implements RaftClient {
     );
     this.fetchSnapshotHandler = new FetchSnapshotHandler(identity, quorum, log, validator);
     this.describeQuorumHandler = new DescribeQuorumHandler(identity, quorum, validator);
-    this.voterChangeHandler = new VoterChangeHandler(identity, quorum, validator);
     this.voterSetChanges = new VoterSetChanges(identity, quorum, this.controlRecords, this.leaderWritePath);
+    const controlRecords = this.controlRecords;
+    this.voterChangeHandler = new VoterChangeHandler(
+      identity,
+      quorum,
+      validator,
+      outbox,
+      controlRecords === undefined
+        ? undefined
+        : {
+            controlRecords,
+            voterSetChanges: this.voterSetChanges,
+            resignLeadership: (nowMs) => this.transitions.resignLeadership(nowMs),
+          },
+    );
     this.statePoller = new StatePoller(
       identity,
       quorum,
@@ -393,6 +406,9 @@ export class KafkaRaftClient implements RaftClient {
     let timeoutMs = this.leadershipTransfer.poll(nowMs);
     timeoutMs = Math.min(timeoutMs, this.statePoller.pollState(nowMs));
     this.maybeUpdateVoterSet(nowMs);
+    // After the fetches and flushes that moved the high watermark, and before shutdown ends:
+    // a pending voter change is answered in the poll its leadership or its commit ends.
+    timeoutMs = Math.min(timeoutMs, this.voterChangeHandler.poll(nowMs));
     timeoutMs = Math.min(timeoutMs, this.readBarriers.poll(nowMs));
     timeoutMs = Math.min(timeoutMs, this.fetchHandler.expireParkedFetches(nowMs));
     timeoutMs = Math.min(timeoutMs, this.maybeCleanLog(nowMs));
@@ -796,13 +812,13 @@ export class KafkaRaftClient implements RaftClient {
         );
         return;
       case RaftApiKey.ADD_RAFT_VOTER:
-        this.outbox.sendResponse(request, this.voterChangeHandler.handleAddVoterRequest(request));
+        this.voterChangeHandler.handleAddVoterRequest(request, nowMs);
         return;
       case RaftApiKey.REMOVE_RAFT_VOTER:
-        this.outbox.sendResponse(request, this.voterChangeHandler.handleRemoveVoterRequest(request));
+        this.voterChangeHandler.handleRemoveVoterRequest(request, nowMs);
         return;
       case RaftApiKey.UPDATE_RAFT_VOTER:
-        this.outbox.sendResponse(request, this.voterChangeHandler.handleUpdateVoterRequest(request));
+        this.voterChangeHandler.handleUpdateVoterRequest(request, nowMs);
         return;
     }
   }
