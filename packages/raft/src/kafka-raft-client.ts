@@ -69,6 +69,7 @@ import { FetchHandler } from './handlers/fetch-handler.js';
 import { FetchSnapshotHandler } from './handlers/fetch-snapshot-handler.js';
 import { FollowerFetch } from './handlers/follower-fetch.js';
 import { QuorumEpochHandler } from './handlers/quorum-epoch-handler.js';
+import { UpdateVoterSender } from './handlers/update-voter-sender.js';
 import { VoteHandler } from './handlers/vote-handler.js';
 import { VoterChangeHandler } from './handlers/voter-change-handler.js';
 import { MAX_BATCH_SIZE_BYTES } from './internals/batch-accumulator.js';
@@ -146,6 +147,8 @@ export class KafkaRaftClient implements RaftClient {
   private readonly describeQuorumHandler: DescribeQuorumHandler;
   private readonly voterChangeHandler: VoterChangeHandler;
   private readonly voterSetChanges: VoterSetChanges;
+  /** kraft.version 1 only: a follower's UpdateRaftVoter to its leader. */
+  private readonly updateVoterSender: UpdateVoterSender | undefined;
   private readonly statePoller: StatePoller;
   private readonly listenerDispatch: ListenerDispatch;
   private inbound: InboundMessage[] = [];
@@ -234,6 +237,10 @@ export class KafkaRaftClient implements RaftClient {
     this.describeQuorumHandler = new DescribeQuorumHandler(identity, quorum, validator);
     this.voterSetChanges = new VoterSetChanges(identity, quorum, this.controlRecords, this.leaderWritePath);
     const controlRecords = this.controlRecords;
+    this.updateVoterSender =
+      controlRecords === undefined
+        ? undefined
+        : new UpdateVoterSender(identity, quorum, controlRecords, outboundRequests);
     this.voterChangeHandler = new VoterChangeHandler(
       identity,
       quorum,
@@ -260,6 +267,7 @@ export class KafkaRaftClient implements RaftClient {
         quorumEpoch: this.quorumEpochHandler,
         fetch: this.followerFetch,
         parkedFetches: this.fetchHandler,
+        updateVoter: this.updateVoterSender,
       },
       this.outbox,
       metrics,
@@ -872,6 +880,9 @@ export class KafkaRaftClient implements RaftClient {
         return this.followerFetch.handleFetchResponse(response, nowMs);
       case RaftApiKey.FETCH_SNAPSHOT:
         return this.followerFetch.handleFetchSnapshotResponse(response, nowMs);
+      case RaftApiKey.UPDATE_RAFT_VOTER:
+        // Only a kraft.version 1 follower sends it; an answer with none expected is no success.
+        return this.updateVoterSender?.handleUpdateVoterResponse(response) ?? false;
     }
   }
 

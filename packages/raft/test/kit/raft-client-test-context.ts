@@ -951,6 +951,7 @@ export class RaftClientTestContextBuilder {
   private kraftVersion: 0 | 1 = 0;
   private topic: ReplicatedTopic = METADATA_TOPIC;
   private listenerReadBufferBytes: number | undefined;
+  private localEndpoints: Endpoints | undefined;
 
   constructor(localId: number | undefined, voterIds: number[]) {
     this.localId = localId;
@@ -1010,6 +1011,12 @@ export class RaftClientTestContextBuilder {
   /** The listener readers' refill buffer (KafkaRaftClientOptions.listenerReadBufferBytes). */
   withListenerReadBufferBytes(bytes: number): this {
     this.listenerReadBufferBytes = bytes;
+    return this;
+  }
+
+  /** This node's own listeners (by default the static voter set's entry for it: none). */
+  withLocalEndpoints(endpoints: Endpoints): this {
+    this.localEndpoints = endpoints;
     return this;
   }
 
@@ -1078,6 +1085,7 @@ export class RaftClientTestContextBuilder {
         ? {}
         : { listenerReadBufferBytes: this.listenerReadBufferBytes }),
       ...(this.logger === undefined ? {} : { logger: this.logger }),
+      ...(this.localEndpoints === undefined ? {} : { localEndpoints: this.localEndpoints }),
     });
     const listener = new MockListener();
     client.register(listener);
