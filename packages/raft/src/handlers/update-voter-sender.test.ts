@@ -15,10 +15,10 @@ const LOCAL_DIRECTORY_ID = Uuid.fromString('b8tRS7h4TJ2Vt43Dp85v2A');
 const LOCAL_ENDPOINTS = Endpoints.fromEntries([['CONTROLLER', { host: 'node-1.example', port: 9094 }]]);
 
 /** Node 1 follows leader 0 in epoch 1 among voters {0, 1, 2}, with its own listener. */
-function follower(kraftVersion: 0 | 1, setup?: (log: RaftLog) => void) {
+function follower(kraftVersion: 0 | 1, setup?: (log: RaftLog) => void, directoryId = LOCAL_DIRECTORY_ID) {
   const builder = RaftClientTestContext.builder(1, [0, 1, 2])
     .withKRaftVersion(kraftVersion)
-    .withDirectoryId(LOCAL_DIRECTORY_ID)
+    .withDirectoryId(directoryId)
     .withLocalEndpoints(LOCAL_ENDPOINTS)
     .withElectedLeader(1, 0);
   if (setup !== undefined) builder.withLogSetup(setup);
@@ -146,6 +146,14 @@ describe('a kraft.version 1 follower tells its leader where it is (UpdateRaftVot
 
   it('waits for a high watermark: it cannot tell the committed set before', async () => {
     const context = await follower(1);
+    const sent = await pollSent(context);
+    expect(sent.updates).toEqual([]);
+    expect(sent.fetches).toHaveLength(1);
+  });
+
+  it('sends nothing without a directory id, which the leader would refuse', async () => {
+    const context = await follower(1, undefined, Uuid.ZERO);
+    await fetchRound(context);
     const sent = await pollSent(context);
     expect(sent.updates).toEqual([]);
     expect(sent.fetches).toHaveLength(1);

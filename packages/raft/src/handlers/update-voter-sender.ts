@@ -1,4 +1,4 @@
-import { ApiKeys, Errors, Uuid } from '@kraft/protocol';
+import { ApiKeys, Errors } from '@kraft/protocol';
 import type { OutboundRequests } from '../client/outbound-requests.js';
 import type { RaftIdentity } from '../client/raft-identity.js';
 import type { KRaftControlRecordStateMachine } from '../internals/kraft-control-record-state-machine.js';
@@ -42,7 +42,7 @@ export class UpdateVoterSender {
       clusterId: this.identity.clusterId,
       currentLeaderEpoch: follower.epoch,
       voterId: localKey.id,
-      voterDirectoryId: localKey.directoryId ?? Uuid.ZERO,
+      voterDirectoryId: localKey.directoryIdOrZero(),
       listeners: [...this.identity.localEndpoints.entries()].map(([name, address]) => ({
         name,
         host: address.host,
@@ -96,6 +96,8 @@ export class UpdateVoterSender {
     const localKey = this.quorum.localReplicaKey();
     const highWatermark = follower.highWatermark();
     if (localKey === undefined || highWatermark === undefined || !this.quorum.isVoter()) return undefined;
+    // The leader refuses a voter key without a directory id (INVALID_REQUEST): none to send.
+    if (localKey.directoryId === undefined) return undefined;
     // Only what this node has read of its log is known to be committed here.
     if (highWatermark - 1 >= this.controlRecords.nextOffsetToRead()) return undefined;
     const recorded = this.controlRecords.voterSetAtOffset(highWatermark - 1).voterNode(localKey.id);
