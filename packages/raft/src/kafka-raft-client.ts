@@ -70,6 +70,7 @@ import { FetchHandler } from './handlers/fetch-handler.js';
 import { FetchSnapshotHandler } from './handlers/fetch-snapshot-handler.js';
 import { FollowerFetch } from './handlers/follower-fetch.js';
 import { QuorumEpochHandler } from './handlers/quorum-epoch-handler.js';
+import { UpdateVoterSender } from './handlers/update-voter-sender.js';
 import { VoteHandler } from './handlers/vote-handler.js';
 import { VoterChangeHandler } from './handlers/voter-change-handler.js';
 import { MAX_BATCH_SIZE_BYTES } from './internals/batch-accumulator.js';
@@ -147,6 +148,8 @@ export class KafkaRaftClient implements RaftClient {
   private readonly describeQuorumHandler: DescribeQuorumHandler;
   private readonly voterChangeHandler: VoterChangeHandler;
   private readonly voterSetChanges: VoterSetChanges;
+  /** kraft.version 1 only: a follower's UpdateRaftVoter to its leader. */
+  private readonly updateVoterSender: UpdateVoterSender | undefined;
   private readonly statePoller: StatePoller;
   private readonly listenerDispatch: ListenerDispatch;
   private inbound: InboundMessage[] = [];
@@ -234,8 +237,25 @@ export class KafkaRaftClient implements RaftClient {
     );
     this.fetchSnapshotHandler = new FetchSnapshotHandler(identity, quorum, log, validator);
     this.describeQuorumHandler = new DescribeQuorumHandler(identity, quorum, validator);
-    this.voterChangeHandler = new VoterChangeHandler(identity, quorum, validator);
     this.voterSetChanges = new VoterSetChanges(identity, quorum, this.controlRecords, this.leaderWritePath);
+    const controlRecords = this.controlRecords;
+    this.updateVoterSender =
+      controlRecords === undefined
+        ? undefined
+        : new UpdateVoterSender(identity, quorum, controlRecords, outboundRequests);
+    this.voterChangeHandler = new VoterChangeHandler(
+      identity,
+      quorum,
+      validator,
+      outbox,
+      controlRecords === undefined
+        ? undefined
+        : {
+            controlRecords,
+            voterSetChanges: this.voterSetChanges,
+            resignLeadership: (nowMs) => this.transitions.resignLeadership(nowMs),
+          },
+    );
     this.statePoller = new StatePoller(
       identity,
       quorum,
@@ -249,6 +269,7 @@ export class KafkaRaftClient implements RaftClient {
         quorumEpoch: this.quorumEpochHandler,
         fetch: this.followerFetch,
         parkedFetches: this.fetchHandler,
+        updateVoter: this.updateVoterSender,
       },
       this.outbox,
       metrics,
@@ -410,6 +431,9 @@ export class KafkaRaftClient implements RaftClient {
     let timeoutMs = this.leadershipTransfer.poll(nowMs);
     timeoutMs = Math.min(timeoutMs, this.statePoller.pollState(nowMs));
     this.maybeUpdateVoterSet(nowMs);
+    // After the fetches and flushes that moved the high watermark, and before shutdown ends:
+    // a pending voter change is answered in the poll its leadership or its commit ends.
+    timeoutMs = Math.min(timeoutMs, this.voterChangeHandler.poll(nowMs));
     timeoutMs = Math.min(timeoutMs, this.readBarriers.poll(nowMs));
     timeoutMs = Math.min(timeoutMs, this.fetchHandler.expireParkedFetches(nowMs));
     timeoutMs = Math.min(timeoutMs, this.maybeCleanLog(nowMs));
@@ -813,13 +837,13 @@ export class KafkaRaftClient implements RaftClient {
         );
         return;
       case RaftApiKey.ADD_RAFT_VOTER:
-        this.outbox.sendResponse(request, this.voterChangeHandler.handleAddVoterRequest(request));
+        this.voterChangeHandler.handleAddVoterRequest(request, nowMs);
         return;
       case RaftApiKey.REMOVE_RAFT_VOTER:
-        this.outbox.sendResponse(request, this.voterChangeHandler.handleRemoveVoterRequest(request));
+        this.voterChangeHandler.handleRemoveVoterRequest(request, nowMs);
         return;
       case RaftApiKey.UPDATE_RAFT_VOTER:
-        this.outbox.sendResponse(request, this.voterChangeHandler.handleUpdateVoterRequest(request));
+        this.voterChangeHandler.handleUpdateVoterRequest(request, nowMs);
         return;
     }
   }
@@ -873,6 +897,9 @@ export class KafkaRaftClient implements RaftClient {
         return this.followerFetch.handleFetchResponse(response, nowMs);
       case RaftApiKey.FETCH_SNAPSHOT:
         return this.followerFetch.handleFetchSnapshotResponse(response, nowMs);
+      case RaftApiKey.UPDATE_RAFT_VOTER:
+        // Only a kraft.version 1 follower sends it; an answer with none expected is no success.
+        return this.updateVoterSender?.handleUpdateVoterResponse(response) ?? false;
     }
   }
 

@@ -165,6 +165,20 @@ export class VoterSet {
   }
 
   /**
+   * A new set with the voter of `node`'s id replaced by `node` (UpdateRaftVoter: new endpoints or
+   * kraft.version range), or undefined when no voter matches `node`'s key under the ReplicaKey
+   * rule. The voter keeps its own key: an update changes where a voter is reached, never who it is.
+   */
+  updateVoter(node: VoterNode): VoterSet | undefined {
+    const existing = this.voters.get(node.voterKey.id);
+    if (existing === undefined || !existing.voterKey.matches(node.voterKey)) return undefined;
+    const updated: VoterNode = { ...node, voterKey: existing.voterKey };
+    return VoterSet.fromNodes(
+      [...this.voters.values()].map((voter) => (voter === existing ? updated : voter)),
+    );
+  }
+
+  /**
    * This set as a VotersRecord at version 0 (the only version KRaft writes): voters by ascending
    * id, each with its directory id (zero when unknown), endpoints and kraft.version range.
    */

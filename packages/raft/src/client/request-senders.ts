@@ -31,10 +31,18 @@ export interface ParkedFetches {
   completeParkedFetchesWithError(nowMs: number): void;
 }
 
+/** A kraft.version 1 follower's UpdateRaftVoter to its leader (UpdateVoterSender). */
+export interface UpdateVoterRequestSender {
+  /** Sends it instead of this poll's Fetch when the committed set misstates this voter; true if sent. */
+  maybeSendUpdateVoter(follower: FollowerState, nowMs: number): boolean;
+}
+
 /** What the state poller sends for each role, through the handlers that build the requests. */
 export interface RoleRequestSenders {
   readonly vote: VoteRequestSender;
   readonly quorumEpoch: QuorumEpochRequestSender;
   readonly fetch: FetchRequestSender;
   readonly parkedFetches: ParkedFetches;
+  /** kraft.version 1 only. */
+  readonly updateVoter?: UpdateVoterRequestSender | undefined;
 }

@@ -176,7 +176,12 @@ export class StatePoller {
         target = this.requestManager.findReadyNode(this.otherVoterIds(), nowMs);
       }
     }
-    if (target !== undefined) this.senders.fetch.sendFetchOrFetchSnapshot(follower, target, nowMs);
+    // kraft.version 1: a voter the committed set misstates tells its leader, once, in place of
+    // this poll's Fetch (the leader answers it within its poll).
+    const sentUpdate =
+      target === leaderId && this.senders.updateVoter?.maybeSendUpdateVoter(follower, nowMs) === true;
+    if (target !== undefined && !sentUpdate)
+      this.senders.fetch.sendFetchOrFetchSnapshot(follower, target, nowMs);
     return Math.min(
       this.fetchTimeoutMs(follower, nowMs),
       Math.max(1, this.requestManager.remainingMs(leaderId, nowMs)),

@@ -41,8 +41,22 @@ export class VoterSetChanges {
     private readonly identity: RaftIdentity,
     private readonly quorum: QuorumState,
     private readonly controlRecords: KRaftControlRecordStateMachine | undefined,
-    private readonly leaderWritePath: Pick<LeaderWritePath, 'appendControlBatch'>,
+    private readonly leaderWritePath: Pick<LeaderWritePath, 'appendControlBatch' | 'maybeAppendBatches'>,
   ) {}
+
+  /**
+   * Appends the records waiting in the leader's accumulator now, linger or not, so that a
+   * VotersRecord can follow them: under a steady write load the accumulator is rarely empty at a
+   * poll, and a voter change would otherwise wait for a quiet moment. A prepared append that is
+   * not yet scheduled stays (its batch must not drain), and `appendVotersRecord` then refuses with
+   * `pending-appends`.
+   */
+  appendWaitingRecords(nowMs: number): void {
+    if (!this.quorum.isLeader()) return;
+    const leader = this.quorum.leaderStateOrThrow();
+    if (leader.accumulator.isEmpty() || !leader.accumulator.completeOpenBatch()) return;
+    this.leaderWritePath.maybeAppendBatches(leader, nowMs);
+  }
 
   appendVotersRecord(voters: VoterSet, nowMs: number): VotersRecordAppendResult {
     const rejection = this.rejectionOf(voters);

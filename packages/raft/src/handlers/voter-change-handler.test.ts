@@ -10,41 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { RaftClientTestContext } from '../../test/kit/raft-client-test-context.js';
 import { KafkaWireBytes } from '../../test/support/kafka-wire-bytes.js';
 import { RaftApiKey } from '../rpc/raft-api-key.js';
-
-const VOTER_DIRECTORY_ID = Uuid.fromString('b8tRS7h4TJ2Vt43Dp85v2A');
-const CONTROLLER = { name: 'CONTROLLER', host: 'localhost', port: 9093 };
-
-function addVoterRequest(overrides: Record<string, unknown> = {}) {
-  return ApiKeys.ADD_RAFT_VOTER.request.defaults({
-    clusterId: null,
-    timeoutMs: 30_000,
-    voterId: 3,
-    voterDirectoryId: VOTER_DIRECTORY_ID,
-    listeners: [CONTROLLER],
-    ...overrides,
-  });
-}
-
-function removeVoterRequest(overrides: Record<string, unknown> = {}) {
-  return ApiKeys.REMOVE_RAFT_VOTER.request.defaults({
-    clusterId: null,
-    voterId: 2,
-    voterDirectoryId: VOTER_DIRECTORY_ID,
-    ...overrides,
-  });
-}
-
-function updateVoterRequest(currentLeaderEpoch: number, overrides: Record<string, unknown> = {}) {
-  return ApiKeys.UPDATE_RAFT_VOTER.request.defaults({
-    clusterId: null,
-    currentLeaderEpoch,
-    voterId: 2,
-    voterDirectoryId: VOTER_DIRECTORY_ID,
-    listeners: [CONTROLLER],
-    kRaftVersionFeature: { minSupportedVersion: 0, maxSupportedVersion: 1 },
-    ...overrides,
-  });
-}
+import {
+  addVoterRequest,
+  removeVoterRequest,
+  updateVoterRequest,
+} from './voter-change-requests.test-support.js';
 
 /** The one answer sent for `apiKey`, encoded at `apiVersion`, as hex. */
 async function answerHex(
@@ -195,17 +165,6 @@ describe('AddRaftVoter and RemoveRaftVoter answered as Kafka at kraft.version 0'
         Errors.INVALID_REQUEST.code,
         "Add voter request didn't include the endpoint (Endpoints(endpoints={ListenerName(PLAIN)=h1/<unresolved>:1, " +
           'ListenerName(SSL)=h2/<unresolved>:2})) for the default listener ListenerName(CONTROLLER)',
-      ),
-    );
-  });
-
-  it('a kraft.version 1 leader, which changes no voter set, also answers UNSUPPORTED_VERSION', async () => {
-    const context = await RaftClientTestContext.builder(0, [0]).withKRaftVersion(1).build();
-    await context.pollUntil(() => context.client.highWatermark() !== undefined);
-    expect(await answerHex(context, RaftApiKey.ADD_RAFT_VOTER, addVoterRequest())).toBe(
-      kafkaAddOrRemoveAnswer(
-        Errors.UNSUPPORTED_VERSION.code,
-        "This node doesn't implement adding voter; the kraft.version feature is 1",
       ),
     );
   });

@@ -197,6 +197,18 @@ export class BatchAccumulator {
     return baseOffset;
   }
 
+  /**
+   * Completes the open batch before its linger time ends, so that a control batch the leader must
+   * append now (a VotersRecord, KIP-853) can follow it in offset order; Kafka's accumulator
+   * completes its open batch for the same reason. False, changing nothing, while a prepared
+   * append holds the open batch back.
+   */
+  completeOpenBatch(): boolean {
+    if (this.drainOffset !== undefined) return false;
+    this.completeCurrentBatch();
+    return true;
+  }
+
   /** Drops everything not drained (the node stopped leading); returns how many records were dropped. */
   close(): number {
     const dropped =

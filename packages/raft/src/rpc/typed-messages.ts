@@ -67,6 +67,7 @@ const OUTBOUND_API_KEY_LIST = [
   RaftApiKey.BEGIN_QUORUM_EPOCH,
   RaftApiKey.END_QUORUM_EPOCH,
   RaftApiKey.FETCH_SNAPSHOT,
+  RaftApiKey.UPDATE_RAFT_VOTER,
 ] as const;
 
 /**

@@ -301,6 +301,23 @@ export class LeaderState implements EpochState {
     return [...this.observerStates.values()].map((state) => ({ ...state }));
   }
 
+  /**
+   * AddRaftVoter's caught-up rule: `replicaKey` (id and directory id) is an observer that fetched
+   * from this leader within `fetchWindowMs` and whose fetch offset reached the high watermark, so
+   * that adding it does not stall the high watermark behind a voter still catching up. Stricter
+   * than Kafka's `isReplicaCaughtUp` (a fetch within the last hour after having reached the log
+   * end once): a replica that caught up an hour ago and fell behind since would hold up commits.
+   */
+  isObserverCaughtUp(replicaKey: ReplicaKey, nowMs: number, fetchWindowMs: number): boolean {
+    const state = this.observerStates.get(replicaKey.id);
+    const highWatermark = this.highWatermarkOffset;
+    if (state === undefined || highWatermark === undefined || !state.replicaKey.equals(replicaKey))
+      return false;
+    const fetchedLately =
+      state.lastFetchTimestampMs >= 0 && nowMs - state.lastFetchTimestampMs <= fetchWindowMs;
+    return fetchedLately && state.endOffset !== undefined && state.endOffset >= highWatermark;
+  }
+
   isReplicaCaughtUp(replicaKey: ReplicaKey, nowMs: number, windowMs: number): boolean {
     const state = this.voterStates.get(replicaKey.id) ?? this.observerStates.get(replicaKey.id);
     return state !== undefined && nowMs - state.lastCaughtUpTimestampMs <= windowMs;

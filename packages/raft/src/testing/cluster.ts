@@ -1,4 +1,4 @@
-import { DescribeQuorumRequest, type DescribeQuorumResponseData, KRaftError } from '@kraft/protocol';
+import { DescribeQuorumRequest, type DescribeQuorumResponseData, KRaftError, Uuid } from '@kraft/protocol';
 import { type CrashMode, MemoryFileSystem } from '@kraft/records';
 import { FileQuorumStateStore } from '../io/file-quorum-state-store.js';
 import { quorumStateStorePath } from '../node/log-directory-layout.js';
@@ -15,7 +15,13 @@ import { FollowerState } from '../states/follower-state.js';
 import { CommittedHistory } from './committed-history.js';
 import { describeEvent, EventScheduler, type SimulationEvent } from './event-scheduler.js';
 import { GatedSyncFileSystem, type SyncGate } from './gated-sync-file-system.js';
-import { ALL_INVARIANTS, InvariantChecker, type NodeView, type RunningNodeView } from './invariants.js';
+import {
+  ALL_INVARIANTS,
+  type DynamicVotersView,
+  InvariantChecker,
+  type NodeView,
+  type RunningNodeView,
+} from './invariants.js';
 import {
   ADMIN_CLIENT_ID,
   type MessageCodec,
@@ -186,6 +192,7 @@ class RunningNode implements RunningNodeView, RouterEndpoint {
   /** An election write the driver started and the disk has not finished. */
   electionWriteInFlight = false;
   shutdownDeadlineMs: number | undefined;
+  readonly dynamicVoters: DynamicVotersView | undefined;
 
   constructor(
     readonly nodeId: number,
@@ -196,7 +203,10 @@ class RunningNode implements RunningNodeView, RouterEndpoint {
     readonly channel: SimulatedNetworkChannel,
     readonly store: QuorumStateStore,
     private readonly cluster: Cluster,
-  ) {}
+    kraftVersion: number,
+  ) {
+    this.dynamicVoters = kraftVersion >= 1 ? new ClientVoterSets(client, log, nodeId) : undefined;
+  }
 
   isLeader(): boolean {
     return this.client.isLeader();
@@ -219,11 +229,58 @@ class RunningNode implements RunningNodeView, RouterEndpoint {
   }
 }
 
+/** A kraft.version 1 node's voter sets, read from its client for the invariants. */
+class ClientVoterSets implements DynamicVotersView {
+  constructor(
+    private readonly client: SimulatedClient,
+    private readonly log: RaftLog,
+    private readonly nodeId: number,
+  ) {}
+
+  voterIds(): readonly number[] {
+    return this.client.lastVoterSet().voterIds();
+  }
+
+  /**
+   * The voter sets of the history are shared objects: the set at an offset is the same object
+   * until the next change, so the last change is the first offset (at or above the high
+   * watermark) whose set is the latest one, found by bisection.
+   */
+  uncommittedVoterChanges(): number {
+    const highWatermark = this.client.highWatermark();
+    const endOffset = this.log.endOffset();
+    if (highWatermark === undefined || highWatermark >= endOffset) return 0;
+    const latest = this.client.lastVoterSet();
+    const committed = this.client.voterSetAtOffset(highWatermark - 1);
+    if (committed === latest) return 0;
+    let low = highWatermark;
+    let high = endOffset - 1;
+    while (low < high) {
+      const middle = Math.floor((low + high) / 2);
+      if (this.client.voterSetAtOffset(middle) === latest) high = middle;
+      else low = middle + 1;
+    }
+    return this.client.voterSetAtOffset(low - 1) === committed ? 1 : 2;
+  }
+
+  wasVoterAtEpochStart(): boolean {
+    const epochStartOffset = this.client.quorumState().leaderStateOrThrow().epochStartOffset;
+    return this.client.voterSetAtOffset(epochStartOffset - 1).isVoterId(this.nodeId);
+  }
+}
+
+/** A node's log directory id at kraft.version 1: its id and the disk it runs on (deterministic). */
+function directoryIdFor(nodeId: number, diskGeneration: number): Uuid {
+  return Uuid.fromLongs(BigInt(nodeId + 1) << 32n, BigInt(diskGeneration + 1));
+}
+
 /** A node across restarts: its disk (MemoryFileSystem) and its random stream persist. */
 export class SimulatedNode implements NodeView {
   fileSystem = new MemoryFileSystem();
   incarnation = 0;
   current: RunningNode | undefined;
+  /** Bumped when the disk is replaced: at kraft.version 1 the node then has a new directory id. */
+  diskGeneration = 0;
   private durableEnd = 0;
 
   constructor(
@@ -283,6 +340,8 @@ export class Cluster {
    */
   private stableLeadership: { epoch: number; reason?: string } | 'armed' | undefined;
   private nextAdminCorrelationId = 1;
+  /** The admin requests awaiting an answer, by correlation id (bounded by the scenarios' calls). */
+  private readonly adminAnswers = new Map<number, (data: unknown) => void>();
   private readonly describeQuorumExpectations = new Map<
     number,
     { leaderId: number; epoch: number; highWatermark: number | undefined }
@@ -425,10 +484,23 @@ export class Cluster {
       random: node.random.fork(),
       config: this.options.raftConfig,
       nowMs,
+      ...(this.options.raftConfig.kraftVersion === 1
+        ? { directoryId: directoryIdFor(nodeId, node.diskGeneration) }
+        : {}),
     });
     const client =
       this.options.wrapClient === undefined ? createdClient : this.options.wrapClient(createdClient, log);
-    running = new RunningNode(nodeId, node.incarnation, log, client, counter, channel, store, this);
+    running = new RunningNode(
+      nodeId,
+      node.incarnation,
+      log,
+      client,
+      counter,
+      channel,
+      store,
+      this,
+      this.options.raftConfig.kraftVersion ?? 0,
+    );
     client.register(counter);
     node.current = running;
     this.router.attach(running);
@@ -475,6 +547,60 @@ export class Cluster {
     node.setDurableEnd(0);
     this.checker.onDiskWiped(nodeId);
     this.trace.record(this.nowMs(), `wipe node ${nodeId}`);
+  }
+
+  /**
+   * Replaces the node's disk with an empty one (a wipe); at kraft.version 1 the node comes back
+   * with a new directory id, so it is a new replica to the quorum (KIP-853).
+   */
+  replaceDisk(nodeId: number): void {
+    this.wipe(nodeId);
+    this.node(nodeId).diskGeneration += 1;
+  }
+
+  /** The directory id node `nodeId` runs with now (kraft.version 1). */
+  directoryIdOf(nodeId: number): Uuid {
+    return directoryIdFor(nodeId, this.node(nodeId).diskGeneration);
+  }
+
+  /**
+   * Sends an admin request (AddRaftVoter, RemoveRaftVoter, ...) to node `nodeId`, as an admin
+   * client connected to it would; `onAnswer` receives the response data. Nothing is sent to a
+   * node that is down, and an answer lost with its node never comes.
+   */
+  adminRequest(
+    nodeId: number,
+    request: { apiKey: number; apiVersion: number; data: unknown },
+    onAnswer: (data: unknown) => void,
+  ): boolean {
+    const running = this.node(nodeId).current;
+    if (running === undefined) return false;
+    const inbound: InboundRequest = {
+      correlationId: this.nextAdminCorrelationId++,
+      apiKey: request.apiKey,
+      apiVersion: request.apiVersion,
+      data: request.data,
+      createdTimeMs: this.nowMs(),
+      sourceId: ADMIN_CLIENT_ID,
+    };
+    this.adminAnswers.set(inbound.correlationId, onAnswer);
+    this.trace.record(this.nowMs(), `admin api${request.apiKey} to ${nodeId} #${inbound.correlationId}`);
+    running.receiveRequest(inbound);
+    return true;
+  }
+
+  private onAdminResponse(responderId: number, request: InboundRequest, data: unknown): void {
+    const onAnswer = this.adminAnswers.get(request.correlationId);
+    if (onAnswer === undefined) {
+      this.checkDescribeQuorum(responderId, request, data);
+      return;
+    }
+    this.adminAnswers.delete(request.correlationId);
+    this.trace.record(
+      this.nowMs(),
+      `admin answer api${request.apiKey} from ${responderId} #${request.correlationId} error ${(data as { errorCode: number }).errorCode}`,
+    );
+    onAnswer(data);
   }
 
   /** Begins a graceful shutdown; the node stops once the client says so (or at the timeout). */
@@ -803,7 +929,7 @@ export class Cluster {
   /** Asks the leader to describe the quorum every `intervalMs`, as an admin client would. */
   startDescribeQuorumProbe(intervalMs: number): void {
     this.router.adminResponses = (responderId, request, data) =>
-      this.checkDescribeQuorum(responderId, request, data);
+      this.onAdminResponse(responderId, request, data);
     const tick = (): void => {
       const leader = this.leader();
       if (leader !== undefined) {
@@ -863,9 +989,11 @@ export class Cluster {
       const voters = partition.currentVoters
         .map((voter) => voter.replicaId)
         .sort((left, right) => left - right);
-      if (voters.join(',') !== this.voterIds.join(',')) problems.push(`voters ${voters.join(',')}`);
+      // The static voters, or at kraft.version 1 the leader's latest set (the one it counts over).
+      const expectedVoters = running.dynamicVoters?.voterIds() ?? this.voterIds;
+      if (voters.join(',') !== expectedVoters.join(',')) problems.push(`voters ${voters.join(',')}`);
       for (const observer of partition.observers) {
-        if (this.voterIds.includes(observer.replicaId))
+        if (expectedVoters.includes(observer.replicaId))
           problems.push(`voter ${observer.replicaId} listed as observer`);
       }
       const self = partition.currentVoters.find((voter) => voter.replicaId === responderId);

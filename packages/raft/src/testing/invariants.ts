@@ -9,6 +9,21 @@ export interface RunningNodeView {
   isLeader(): boolean;
   epoch(): number;
   highWatermark(): number | undefined;
+  /**
+   * kraft.version 1 only (dynamic voters, KIP-853): what the invariants read of the node's voter
+   * sets. Undefined at kraft.version 0, where the static voters (`NodeView.isVoter`) are the set.
+   */
+  readonly dynamicVoters?: DynamicVotersView | undefined;
+}
+
+/** A node's voter sets from its log (kraft.version 1). */
+export interface DynamicVotersView {
+  /** The ids of the latest voter set: the one a leader counts its high watermark over. */
+  voterIds(): readonly number[];
+  /** How many voter changes lie at or above the node's high watermark (KIP-853: at most one). */
+  uncommittedVoterChanges(): number;
+  /** Whether a leader was a voter of the set it campaigned with: its log's set before its epoch started. */
+  wasVoterAtEpochStart(): boolean;
 }
 
 /** A node across restarts. */
@@ -28,6 +43,13 @@ interface IncarnationProgress {
   verifiedEnd: number;
   /** Epochs in which Leader Completeness was checked for this incarnation as leader. */
   readonly leaderEpochsChecked: Set<number>;
+  /**
+   * Dynamic voters: the voter ids the leader counted over at the last check, and its high
+   * watermark when they took over. An offset committed before a voter change need not lie on a
+   * majority of the new set (a removed voter may have held it), so a new set is checked from the
+   * first high watermark above the one it found.
+   */
+  majorityVoters?: { voterIds: string; sinceHighWatermark: number };
 }
 
 /** Which invariants a scenario keeps (Kafka disables some after deliberate data loss). */
@@ -167,19 +189,65 @@ export class InvariantChecker {
       this.newestLeaderEpoch = epoch;
       this.newestLeaderHighWatermark = Math.max(this.newestLeaderHighWatermark, highWatermark);
     }
+    const dynamic = view.dynamicVoters;
+    if (dynamic !== undefined) this.checkVoterChanges(leader, dynamic, epoch);
     if (!this.selection.majorityReachedHighWatermark) return;
+    const isVoter =
+      dynamic === undefined ? (node: NodeView) => node.isVoter : this.dynamicVoterTest(view, dynamic);
+    if (isVoter === undefined) return;
     let voterCount = 0;
     let holding = 0;
     for (const node of nodes) {
-      if (!node.isVoter) continue;
+      if (!isVoter(node)) continue;
       voterCount += 1;
       if (node.durableEndOffset() >= highWatermark) holding += 1;
     }
     if (holding * 2 <= voterCount) {
-      const voters = nodes.filter((node) => node.isVoter);
+      const voters = nodes.filter(isVoter);
       this.report(
         `MajorityReachedHighWatermark: leader ${leader.nodeId} has high watermark ${highWatermark} but only ` +
           `${holding} of ${voterCount} voters flushed that far (${voters.map((node) => node.durableEndOffset()).join(',')})`,
+      );
+    }
+  }
+
+  /**
+   * The membership test of MajorityReachedHighWatermark for a leader with dynamic voters: the set
+   * it counts over now; undefined (skip) while its high watermark has not moved since that set
+   * replaced the one of the last check.
+   */
+  private dynamicVoterTest(
+    view: RunningNodeView,
+    dynamic: DynamicVotersView,
+  ): ((node: NodeView) => boolean) | undefined {
+    const progress = this.progressOf(view);
+    const highWatermark = view.highWatermark() ?? 0;
+    const ids = dynamic.voterIds();
+    const voterIds = ids.join(',');
+    const last = progress.majorityVoters;
+    if (last === undefined) {
+      // The set this incarnation leads with: every high watermark it reports counts over it.
+      progress.majorityVoters = { voterIds, sinceHighWatermark: -1 };
+    } else if (last.voterIds !== voterIds) {
+      progress.majorityVoters = { voterIds, sinceHighWatermark: highWatermark };
+      return undefined;
+    } else if (highWatermark <= last.sinceHighWatermark) {
+      return undefined;
+    }
+    return (node) => ids.includes(node.nodeId);
+  }
+
+  /** KIP-853 on the newest leader: at most one voter change uncommitted; elected as a voter. */
+  private checkVoterChanges(leader: NodeView, dynamic: DynamicVotersView, epoch: number): void {
+    const uncommitted = dynamic.uncommittedVoterChanges();
+    if (uncommitted > 1) {
+      this.report(
+        `OneVoterChangeAtATime: leader ${leader.nodeId} (epoch ${epoch}) has ${uncommitted} uncommitted voter changes`,
+      );
+    }
+    if (!dynamic.wasVoterAtEpochStart()) {
+      this.report(
+        `SingleLeader: leader ${leader.nodeId} of epoch ${epoch} was not a voter of that epoch's voter set`,
       );
     }
   }

@@ -1,4 +1,5 @@
 import { LogConfig } from '@kraft/log';
+import type { Uuid } from '@kraft/protocol';
 import type { FileSystem } from '@kraft/records';
 import { openKafkaRaftLog } from '../io/kafka-raft-log.js';
 import { KafkaRaftClient } from '../kafka-raft-client.js';
@@ -51,6 +52,10 @@ export interface SimulatedClient {
   quorumState(): QuorumState;
   shutdown(timeoutMs: number, nowMs: number): void;
   isShutdownComplete(): boolean;
+  /** The latest voter set (at kraft.version 1 from the log, uncommitted included). */
+  lastVoterSet(): VoterSet;
+  /** The voter set in force at `offset` (from -1 to below the log end). */
+  voterSetAtOffset(offset: number): VoterSet;
 }
 
 /** Opens the real segmented log over the node's disk (recovering after a crash). */
@@ -84,12 +89,15 @@ export interface SimulatedClientOptions {
   readonly random: Random;
   readonly config: SimulationRaftConfig;
   readonly nowMs: number;
+  /** The node's log directory id (kraft.version 1: voter keys name it); none by default. */
+  readonly directoryId?: Uuid;
 }
 
 /** A real KafkaRaftClient with static voters `voterIds`, initialized from its store and log. */
 export function createSimulatedClient(options: SimulatedClientOptions): SimulatedClient {
   const client = new KafkaRaftClient({
     nodeId: options.nodeId,
+    ...(options.directoryId === undefined ? {} : { directoryId: options.directoryId }),
     voters: VoterSet.fromIds(options.voterIds),
     log: options.log,
     network: options.channel,

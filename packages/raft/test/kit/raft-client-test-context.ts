@@ -1015,6 +1015,12 @@ export class RaftClientTestContextBuilder {
     return this;
   }
 
+  /** This node's own listeners (by default the static voter set's entry for it: none). */
+  withLocalEndpoints(endpoints: Endpoints): this {
+    this.localEndpoints = endpoints;
+    return this;
+  }
+
   withKRaftVersion(kraftVersion: 0 | 1): this {
     this.kraftVersion = kraftVersion;
     return this;
@@ -1023,12 +1029,6 @@ export class RaftClientTestContextBuilder {
   /** `controller.quorum.bootstrap.servers`: reached as ids -2, -3, ... in that order. */
   withBootstrapServers(servers: readonly NodeAddress[]): this {
     this.bootstrapServers = servers;
-    return this;
-  }
-
-  /** This node's own endpoints (default: its static voter entry's). */
-  withLocalEndpoints(endpoints: Endpoints): this {
-    this.localEndpoints = endpoints;
     return this;
   }
 

@@ -2,6 +2,7 @@
 // checking the safety invariants after every event and liveness after healing.
 // KRAFT_SIM_SEEDS_PER_SCENARIO scales it (default 10); `pnpm sim --seeds 1000` is the CI tier.
 import { describe, expect, it } from 'vitest';
+import { MEMBERSHIP_SCENARIOS } from './membership-scenarios.js';
 import { runSeed } from './run-seed.js';
 import { SCENARIOS } from './scenarios.js';
 import type { SeedResult } from './seed-result.js';
@@ -17,15 +18,18 @@ function describeFailure(result: SeedResult): string {
   ].join('\n');
 }
 
-describe.each(SCENARIOS.map((scenario) => scenario.name))('scenario %s', (scenario) => {
-  const seeds = Array.from({ length: SEEDS_PER_SCENARIO }, (_, index) => 1000 + index);
-  it.each(seeds)('seed %i keeps every invariant and converges', async (seed) => {
-    const result = await runSeed(seed, { scenario });
-    expect(result.violations, describeFailure(result)).toEqual([]);
-    expect(result.lost, describeFailure(result)).toBe(0);
-    expect(result.duplicated, describeFailure(result)).toBe(0);
-  });
-});
+describe.each([...SCENARIOS, ...MEMBERSHIP_SCENARIOS].map((scenario) => scenario.name))(
+  'scenario %s',
+  (scenario) => {
+    const seeds = Array.from({ length: SEEDS_PER_SCENARIO }, (_, index) => 1000 + index);
+    it.each(seeds)('seed %i keeps every invariant and converges', async (seed) => {
+      const result = await runSeed(seed, { scenario });
+      expect(result.violations, describeFailure(result)).toEqual([]);
+      expect(result.lost, describeFailure(result)).toBe(0);
+      expect(result.duplicated, describeFailure(result)).toBe(0);
+    });
+  },
+);
 
 describe('determinism', () => {
   it('runs each of 20 seeds twice, in opposite orders, with identical trace hashes', async () => {

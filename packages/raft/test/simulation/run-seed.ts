@@ -2,6 +2,7 @@ import { Cluster, type ClusterOptions } from '../../src/testing/cluster.js';
 import { ALL_INVARIANTS } from '../../src/testing/invariants.js';
 import type { SimulationRaftConfig } from '../../src/testing/node-factory.js';
 import { SimulationRandom } from '../../src/testing/simulation-random.js';
+import { MEMBERSHIP_SCENARIOS } from './membership-scenarios.js';
 import {
   parseSabotage,
   plantCoreSabotage,
@@ -73,12 +74,15 @@ export async function runSeed(seed: number, options: SeedOptions = {}): Promise<
   const random = new SimulationRandom(seed);
   // Draw the seed's own choice even when one is forced, so forcing its own scenario replays it.
   const chosen = scenarioForSeed(random);
-  const scenario = options.scenario === undefined ? chosen : scenarioNamed(options.scenario);
+  // The voter change scenarios run only when named: the seeds' own choice stays as it was.
+  const named = MEMBERSHIP_SCENARIOS.find((candidate) => candidate.name === options.scenario);
+  const scenario = options.scenario === undefined ? chosen : (named ?? scenarioNamed(options.scenario));
   const { voters, observers } = scenario.size(random);
   const sabotage = parseSabotage(options.sabotage ?? SABOTAGE_FROM_ENVIRONMENT);
   // The kraft.version is an option, not a draw: the seed's random sequence stays the same.
   const raftConfig = {
     ...raftConfigFor(random),
+    ...(scenario.kraftVersion === undefined ? {} : { kraftVersion: scenario.kraftVersion }),
     ...(options.kraftVersion === undefined ? {} : { kraftVersion: options.kraftVersion }),
   };
   const trace = new Trace(options.traceLines ?? 4000);

@@ -11,22 +11,24 @@ export interface Scenario {
   size(random: SimulationRandom): { voters: number; observers: number };
   /** Invariants relaxed for deliberate data loss (Kafka does the same). */
   readonly invariants?: Partial<InvariantSelection>;
+  /** The kraft.version the scenario needs (the voter change scenarios run at 1); else the run's. */
+  readonly kraftVersion?: 0 | 1;
   run(cluster: Cluster, random: SimulationRandom): Promise<void>;
 }
 
 const CRASH_MODES: readonly CrashMode[] = ['drop-unsynced', 'tear-unsynced', 'garble-unsynced'];
 
 /** Simulated time budgets, in election timeouts. */
-function electionTimeouts(cluster: Cluster, count: number): number {
+export function electionTimeouts(cluster: Cluster, count: number): number {
   return cluster.options.raftConfig.quorum.electionTimeoutMs * count;
 }
 
-function startAll(cluster: Cluster): void {
+export function startAll(cluster: Cluster): void {
   for (const nodeId of cluster.nodeIds()) cluster.start(nodeId);
 }
 
 /** Waits for `condition`; a timeout is a liveness violation named `what`. */
-async function expectWithin(
+export async function expectWithin(
   cluster: Cluster,
   what: string,
   condition: () => boolean,
@@ -41,7 +43,7 @@ async function expectWithin(
   }
 }
 
-async function awaitLeader(cluster: Cluster): Promise<number> {
+export async function awaitLeader(cluster: Cluster): Promise<number> {
   await expectWithin(
     cluster,
     'a leader',
@@ -51,7 +53,7 @@ async function awaitLeader(cluster: Cluster): Promise<number> {
   return cluster.leader()?.nodeId ?? -1;
 }
 
-async function awaitHighWatermark(
+export async function awaitHighWatermark(
   cluster: Cluster,
   offset: number,
   nodeIds?: readonly number[],

@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { KRaftError } from '@kraft/protocol';
+import { MEMBERSHIP_SCENARIOS } from './membership-scenarios.js';
 import { runSeed } from './run-seed.js';
 import { SCENARIOS } from './scenarios.js';
 import { type SeedOptions, type SeedResult, SeedTotals, seedFailed } from './seed-result.js';
@@ -29,6 +30,7 @@ Options:
   -h, --help         print this and exit
 
 Scenarios: ${SCENARIOS.map((scenario) => scenario.name).join(', ')}
+Voter change scenarios (kraft.version 1, only when named): ${MEMBERSHIP_SCENARIOS.map((scenario) => scenario.name).join(', ')}
 `;
 
 /** The exit code for a bad command line, as the test server's. */
@@ -89,7 +91,8 @@ export function parseCliArguments(argv: readonly string[], environment: NodeJS.P
     return value;
   };
   const scenario = flags.get('scenario');
-  if (scenario !== undefined && !SCENARIOS.some((known) => known.name === scenario)) {
+  const known = [...SCENARIOS, ...MEMBERSHIP_SCENARIOS];
+  if (scenario !== undefined && !known.some((candidate) => candidate.name === scenario)) {
     throw new SimulationUsageError(`unknown scenario '${scenario}'`);
   }
   const kraftVersionText = flags.get('kraft-version');

@@ -39,6 +39,18 @@ describe('simulation smoke', () => {
     },
   );
 
+  it.each([
+    ['add-voter-once-it-caught-up', 1],
+    ['remove-the-leader', 1],
+    ['voter-changes-race-leader-changes', 2],
+    ['re-add-voter-with-new-directory-id', 1],
+  ])('changes voters at kraft.version 1: %s (seed %i)', async (scenario, seed) => {
+    const result = await runSeed(seed, { scenario });
+    expect(result.violations, describeFailure(result)).toEqual([]);
+    expect(result.lost).toBe(0);
+    expect(result.acked).toBeGreaterThan(0);
+  });
+
   it('gives the same trace hash when a seed runs twice', async () => {
     for (const seed of [11, 12, 13]) {
       const options = { scenario: 'elect-new-leader-after-old-leader-partitioned-away' };
