@@ -132,6 +132,20 @@ describe('AddRaftVoter at kraft.version 1', () => {
     expect(context.client.lastVoterSet().voterIds()).toEqual([0, 1, 2, 3]);
   });
 
+  it('adds an observer one fetch behind a steady write load: it reached the end the leader had at its previous fetch', async () => {
+    const { context, epoch } = await leader();
+    await catchUpObserver(context);
+    // Records arrive between the observer's fetches, and the voters fetch them first: the high
+    // watermark passes the observer's next fetch offset, the end the leader had at its last one.
+    const observedEnd = context.log.endOffset();
+    context.client.scheduleAppend(epoch, [Buffer.from('steady load')]);
+    await context.advanceHighWatermarkAsLeader();
+    expect(context.client.highWatermark()).toBeGreaterThan(observedEnd);
+    await fetchFrom(context, 3, observedEnd, NEW_VOTER_DIRECTORY_ID);
+    expect(await deliver(context, RaftApiKey.ADD_RAFT_VOTER, addVoterRequest())).toEqual([]);
+    expect(context.client.lastVoterSet().voterIds()).toEqual([0, 1, 2, 3]);
+  });
+
   it('refuses a new voter that has not fetched within the fetch timeout, or never fetched', async () => {
     const { context } = await leader();
     expect(codes(await deliver(context, RaftApiKey.ADD_RAFT_VOTER, addVoterRequest()))).toEqual([

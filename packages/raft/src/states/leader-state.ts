@@ -303,10 +303,14 @@ export class LeaderState implements EpochState {
 
   /**
    * AddRaftVoter's caught-up rule: `replicaKey` (id and directory id) is an observer that fetched
-   * from this leader within `fetchWindowMs` and whose fetch offset reached the high watermark, so
-   * that adding it does not stall the high watermark behind a voter still catching up. Stricter
-   * than Kafka's `isReplicaCaughtUp` (a fetch within the last hour after having reached the log
-   * end once): a replica that caught up an hour ago and fell behind since would hold up commits.
+   * from this leader within `fetchWindowMs` and either its fetch offset reached the high watermark
+   * or it was caught up (Kafka's `lastCaughtUpTimestamp`: it reached the end this leader had at
+   * its previous fetch) within `fetchWindowMs`, so that adding it does not stall the high
+   * watermark behind a voter still catching up. The second case is an observer one fetch behind
+   * a steady write load, whose fetch offset is mostly below a high watermark the voters' fetches
+   * moved since. Stricter than Kafka's `isReplicaCaughtUp` (a fetch within the last hour after
+   * having reached the log end once): a replica that caught up an hour ago and fell behind since
+   * would hold up commits.
    */
   isObserverCaughtUp(replicaKey: ReplicaKey, nowMs: number, fetchWindowMs: number): boolean {
     const state = this.observerStates.get(replicaKey.id);
@@ -315,7 +319,10 @@ export class LeaderState implements EpochState {
       return false;
     const fetchedLately =
       state.lastFetchTimestampMs >= 0 && nowMs - state.lastFetchTimestampMs <= fetchWindowMs;
-    return fetchedLately && state.endOffset !== undefined && state.endOffset >= highWatermark;
+    const atHighWatermark = state.endOffset !== undefined && state.endOffset >= highWatermark;
+    const caughtUpLately =
+      state.lastCaughtUpTimestampMs >= 0 && nowMs - state.lastCaughtUpTimestampMs <= fetchWindowMs;
+    return fetchedLately && (atHighWatermark || caughtUpLately);
   }
 
   isReplicaCaughtUp(replicaKey: ReplicaKey, nowMs: number, windowMs: number): boolean {
