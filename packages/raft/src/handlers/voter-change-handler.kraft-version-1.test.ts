@@ -146,6 +146,21 @@ describe('AddRaftVoter at kraft.version 1', () => {
     expect(context.client.lastVoterSet().voterIds()).toEqual([0, 1, 2, 3]);
   });
 
+  it('a lone voter that has led for long adds a second voter and keeps leading until the new set commits it', async () => {
+    const { context, epoch } = await leader([0]);
+    // Long past a check-quorum timeout, which a lone voter never runs.
+    context.sleep(RaftClientTestContext.FETCH_TIMEOUT_MS * 10);
+    await context.poll();
+    await catchUpObserver(context);
+    expect(await deliver(context, RaftApiKey.ADD_RAFT_VOTER, addVoterRequest())).toEqual([]);
+    expect(context.client.lastVoterSet().voterIds()).toEqual([0, 3]);
+    await context.poll();
+    expect(context.client.quorumState().isLeader()).toBe(true);
+    await fetchFrom(context, 3, context.log.endOffset(), NEW_VOTER_DIRECTORY_ID);
+    expect(codes(answers(context, RaftApiKey.ADD_RAFT_VOTER))).toEqual([Errors.NONE.code]);
+    expect(context.client.leaderAndEpoch().epoch).toBe(epoch);
+  });
+
   it('refuses a new voter that has not fetched within the fetch timeout, or never fetched', async () => {
     const { context } = await leader();
     expect(codes(await deliver(context, RaftApiKey.ADD_RAFT_VOTER, addVoterRequest()))).toEqual([

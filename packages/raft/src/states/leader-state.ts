@@ -121,12 +121,17 @@ export class LeaderState implements EpochState {
    * an observer, if it was one; a removed voter goes on as an observer (Kafka's
    * `LeaderState.updateVoterAndObserverStates`). The high watermark is then counted over the new set
    * and, as always, only moves forward. Returns true if it moved.
+   *
+   * A leader that was the only voter never ran check-quorum, so nothing reset its timer since the
+   * election: when the set grows past it, the check-quorum timeout starts over at `nowMs`, giving
+   * the new voters a whole timeout to fetch, or the leader would resign at its next poll.
    */
-  updateVoterSet(voters: VoterSet): boolean {
+  updateVoterSet(voters: VoterSet, nowMs: number): boolean {
     if (voters === this.voterSet || voters.equals(this.voterSet)) {
       this.voterSet = voters;
       return false;
     }
+    const wasOnlyVoter = this.isOnlyVoterLeft();
     const previous = new Map(this.voterStates);
     this.voterStates.clear();
     for (const key of voters.voterKeys()) {
@@ -139,6 +144,9 @@ export class LeaderState implements EpochState {
     for (const [id, state] of previous) this.observerStates.set(id, state);
     for (const id of this.fetchedVoters) if (!voters.isVoterId(id)) this.fetchedVoters.delete(id);
     this.voterSet = voters;
+    if (wasOnlyVoter && !this.isOnlyVoterLeft()) {
+      this.checkQuorumTimer.reset(nowMs, this.checkQuorumTimer.timeout());
+    }
     return this.maybeUpdateHighWatermark();
   }
 
