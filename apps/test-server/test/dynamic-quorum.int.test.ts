@@ -1,14 +1,19 @@
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import {
+  dynamicConfig,
+  expectFormatted,
+  metadataQuorumTool,
+  replicationRows,
+  storageTool,
+} from './support/dynamic-quorum-tools.js';
 import {
   committedPrefix,
   STARTUP_TIMEOUT_MS,
   stopAll,
   waitForCommittingLeader,
 } from './support/quorum-checks.js';
-import { runScript, type ScriptRun } from './support/run-script.js';
 import { DIRECTORY_IDS, pickFreePorts, TestCluster } from './support/test-cluster.js';
 import { TestNode } from './support/test-node.js';
 
@@ -16,49 +21,8 @@ import { TestNode } from './support/test-node.js';
 // format, bin/test-kraft-server-start.sh with controller.quorum.bootstrap.servers and no
 // controller.quorum.voters, bin/kraft-metadata-quorum.sh; real processes on 127.0.0.1, ports the
 // OS gave.
-const BIN = join(import.meta.dirname, '..', 'bin');
 const OBSERVER_ID = 4;
 const CLUSTER_ID = 'dynamic-quorum-test';
-
-function storageTool(...argv: string[]) {
-  const result = spawnSync(join(BIN, 'kraft-storage.sh'), argv, { encoding: 'utf8', timeout: 60_000 });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-function metadataQuorumTool(...argv: string[]): Promise<ScriptRun> {
-  return runScript(join(BIN, 'kraft-metadata-quorum.sh'), argv);
-}
-
-/** A controller's config with bootstrap servers in place of static voters. */
-function dynamicConfig(options: {
-  nodeId: number;
-  port: number;
-  logDirectory: string;
-  bootstrapPorts: readonly number[];
-}): string {
-  return [
-    `node.id=${options.nodeId}`,
-    `listeners=PLAINTEXT://127.0.0.1:${options.port}`,
-    'controller.listener.names=PLAINTEXT',
-    `controller.quorum.bootstrap.servers=${options.bootstrapPorts.map((port) => `127.0.0.1:${port}`).join(',')}`,
-    `log.dirs=${options.logDirectory}`,
-  ].join('\n');
-}
-
-function expectFormatted(result: ReturnType<typeof storageTool>): void {
-  expect(result.stderr).toBe('');
-  expect(result.code).toBe(0);
-  expect(result.stdout).toContain('with kraft.version 1.');
-}
-
-/** The rows of `describe --replication`: node id, log end offset, status. */
-function replicationRows(stdout: string): { nodeId: number; logEndOffset: bigint; status: string }[] {
-  const [, ...rows] = stdout.trimEnd().split('\n');
-  return rows.map((row) => {
-    const cells = row.split('\t').map((cell) => cell.trim());
-    return { nodeId: Number(cells[0]), logEndOffset: BigInt(cells[2] as string), status: cells[6] as string };
-  });
-}
 
 let cluster: TestCluster | undefined;
 afterEach(async () => {

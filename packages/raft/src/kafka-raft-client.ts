@@ -374,7 +374,7 @@ export class KafkaRaftClient implements RaftClient {
     );
     if (!this.quorum.isLeader()) return;
     const leader = this.quorum.leaderStateOrThrow();
-    if (leader.updateVoterSet(voters)) {
+    if (leader.updateVoterSet(voters, nowMs)) {
       this.leaderWritePath.onLeaderHighWatermarkChanged(leader, nowMs);
       this.fetchHandler.completeParkedFetches(nowMs);
     }

@@ -132,6 +132,35 @@ describe('AddRaftVoter at kraft.version 1', () => {
     expect(context.client.lastVoterSet().voterIds()).toEqual([0, 1, 2, 3]);
   });
 
+  it('adds an observer one fetch behind a steady write load: it reached the end the leader had at its previous fetch', async () => {
+    const { context, epoch } = await leader();
+    await catchUpObserver(context);
+    // Records arrive between the observer's fetches, and the voters fetch them first: the high
+    // watermark passes the observer's next fetch offset, the end the leader had at its last one.
+    const observedEnd = context.log.endOffset();
+    context.client.scheduleAppend(epoch, [Buffer.from('steady load')]);
+    await context.advanceHighWatermarkAsLeader();
+    expect(context.client.highWatermark()).toBeGreaterThan(observedEnd);
+    await fetchFrom(context, 3, observedEnd, NEW_VOTER_DIRECTORY_ID);
+    expect(await deliver(context, RaftApiKey.ADD_RAFT_VOTER, addVoterRequest())).toEqual([]);
+    expect(context.client.lastVoterSet().voterIds()).toEqual([0, 1, 2, 3]);
+  });
+
+  it('a lone voter that has led for long adds a second voter and keeps leading until the new set commits it', async () => {
+    const { context, epoch } = await leader([0]);
+    // Long past a check-quorum timeout, which a lone voter never runs.
+    context.sleep(RaftClientTestContext.FETCH_TIMEOUT_MS * 10);
+    await context.poll();
+    await catchUpObserver(context);
+    expect(await deliver(context, RaftApiKey.ADD_RAFT_VOTER, addVoterRequest())).toEqual([]);
+    expect(context.client.lastVoterSet().voterIds()).toEqual([0, 3]);
+    await context.poll();
+    expect(context.client.quorumState().isLeader()).toBe(true);
+    await fetchFrom(context, 3, context.log.endOffset(), NEW_VOTER_DIRECTORY_ID);
+    expect(codes(answers(context, RaftApiKey.ADD_RAFT_VOTER))).toEqual([Errors.NONE.code]);
+    expect(context.client.leaderAndEpoch().epoch).toBe(epoch);
+  });
+
   it('refuses a new voter that has not fetched within the fetch timeout, or never fetched', async () => {
     const { context } = await leader();
     expect(codes(await deliver(context, RaftApiKey.ADD_RAFT_VOTER, addVoterRequest()))).toEqual([

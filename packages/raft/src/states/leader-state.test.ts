@@ -119,7 +119,7 @@ describe('LeaderState voter set changes (KIP-853)', () => {
     state.updateReplicaState(ReplicaKey.of(4), 0, 20, 20);
     expect(state.highWatermark()).toBeUndefined();
     // {1, 2, 3, 4} needs three of four: 1 and 4 are not enough.
-    expect(state.updateVoterSet(VoterSet.fromIds([1, 2, 3, 4]))).toBe(false);
+    expect(state.updateVoterSet(VoterSet.fromIds([1, 2, 3, 4]), 0)).toBe(false);
     state.updateReplicaState(ReplicaKey.of(2), 0, 15, 20);
     expect(state.highWatermark()).toBe(15);
     // The observer's progress came along: it is a voter now, not an observer.
@@ -132,7 +132,7 @@ describe('LeaderState voter set changes (KIP-853)', () => {
     state.updateLocalState(20, 0);
     state.updateReplicaState(ReplicaKey.of(3), 0, 20, 20);
     expect(state.highWatermark()).toBe(20);
-    state.updateVoterSet(VoterSet.fromIds([1, 2]));
+    state.updateVoterSet(VoterSet.fromIds([1, 2]), 0);
     expect(state.voters().voterIds()).toEqual([1, 2]);
     expect(state.describeObservers(0).map((replica) => replica.replicaKey.id)).toEqual([3]);
     state.updateLocalState(30, 0);
@@ -143,11 +143,19 @@ describe('LeaderState voter set changes (KIP-853)', () => {
     expect(state.highWatermark()).toBe(30);
   });
 
+  it('gives a lone voter that gains voters a whole check-quorum timeout from the change', () => {
+    const state = leader([1]);
+    const changedMs = FETCH_TIMEOUT_MS * 10;
+    expect(state.timeUntilCheckQuorumExpires(changedMs)).toBe(Number.POSITIVE_INFINITY);
+    state.updateVoterSet(VoterSet.fromIds([1, 2]), changedMs);
+    expect(state.timeUntilCheckQuorumExpires(changedMs)).toBe(FETCH_TIMEOUT_MS * 1.5);
+  });
+
   it('changes nothing for an equal set', () => {
     const state = leader([1, 2, 3]);
     state.updateLocalState(20, 0);
     state.updateReplicaState(ReplicaKey.of(2), 0, 18, 20);
-    expect(state.updateVoterSet(VoterSet.fromIds([1, 2, 3]))).toBe(false);
+    expect(state.updateVoterSet(VoterSet.fromIds([1, 2, 3]), 0)).toBe(false);
     expect(state.voterEndOffset(2)).toBe(18);
     expect(state.highWatermark()).toBe(18);
   });

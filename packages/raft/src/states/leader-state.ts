@@ -121,12 +121,17 @@ export class LeaderState implements EpochState {
    * an observer, if it was one; a removed voter goes on as an observer (Kafka's
    * `LeaderState.updateVoterAndObserverStates`). The high watermark is then counted over the new set
    * and, as always, only moves forward. Returns true if it moved.
+   *
+   * A leader that was the only voter never ran check-quorum, so nothing reset its timer since the
+   * election: when the set grows past it, the check-quorum timeout starts over at `nowMs`, giving
+   * the new voters a whole timeout to fetch, or the leader would resign at its next poll.
    */
-  updateVoterSet(voters: VoterSet): boolean {
+  updateVoterSet(voters: VoterSet, nowMs: number): boolean {
     if (voters === this.voterSet || voters.equals(this.voterSet)) {
       this.voterSet = voters;
       return false;
     }
+    const wasOnlyVoter = this.isOnlyVoterLeft();
     const previous = new Map(this.voterStates);
     this.voterStates.clear();
     for (const key of voters.voterKeys()) {
@@ -139,6 +144,9 @@ export class LeaderState implements EpochState {
     for (const [id, state] of previous) this.observerStates.set(id, state);
     for (const id of this.fetchedVoters) if (!voters.isVoterId(id)) this.fetchedVoters.delete(id);
     this.voterSet = voters;
+    if (wasOnlyVoter && !this.isOnlyVoterLeft()) {
+      this.checkQuorumTimer.reset(nowMs, this.checkQuorumTimer.timeout());
+    }
     return this.maybeUpdateHighWatermark();
   }
 
@@ -303,10 +311,14 @@ export class LeaderState implements EpochState {
 
   /**
    * AddRaftVoter's caught-up rule: `replicaKey` (id and directory id) is an observer that fetched
-   * from this leader within `fetchWindowMs` and whose fetch offset reached the high watermark, so
-   * that adding it does not stall the high watermark behind a voter still catching up. Stricter
-   * than Kafka's `isReplicaCaughtUp` (a fetch within the last hour after having reached the log
-   * end once): a replica that caught up an hour ago and fell behind since would hold up commits.
+   * from this leader within `fetchWindowMs` and either its fetch offset reached the high watermark
+   * or it was caught up (Kafka's `lastCaughtUpTimestamp`: it reached the end this leader had at
+   * its previous fetch) within `fetchWindowMs`, so that adding it does not stall the high
+   * watermark behind a voter still catching up. The second case is an observer one fetch behind
+   * a steady write load, whose fetch offset is mostly below a high watermark the voters' fetches
+   * moved since. Stricter than Kafka's `isReplicaCaughtUp` (a fetch within the last hour after
+   * having reached the log end once): a replica that caught up an hour ago and fell behind since
+   * would hold up commits.
    */
   isObserverCaughtUp(replicaKey: ReplicaKey, nowMs: number, fetchWindowMs: number): boolean {
     const state = this.observerStates.get(replicaKey.id);
@@ -315,7 +327,10 @@ export class LeaderState implements EpochState {
       return false;
     const fetchedLately =
       state.lastFetchTimestampMs >= 0 && nowMs - state.lastFetchTimestampMs <= fetchWindowMs;
-    return fetchedLately && state.endOffset !== undefined && state.endOffset >= highWatermark;
+    const atHighWatermark = state.endOffset !== undefined && state.endOffset >= highWatermark;
+    const caughtUpLately =
+      state.lastCaughtUpTimestampMs >= 0 && nowMs - state.lastCaughtUpTimestampMs <= fetchWindowMs;
+    return fetchedLately && (atHighWatermark || caughtUpLately);
   }
 
   isReplicaCaughtUp(replicaKey: ReplicaKey, nowMs: number, windowMs: number): boolean {
