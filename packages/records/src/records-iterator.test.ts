@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { concat, makeBatch, makeBatches } from '../test/helpers/batches.js';
 import { fixCrc } from '../test/helpers/corrupt.js';
 import { RecordingFileSystem } from '../test/helpers/recording-file-system.js';
+import { buildLeaderChangeBatch } from './control-batch-builders.js';
+import { ControlRecordType } from './control-records.js';
 import { CorruptRecordError } from './errors/corrupt-record-error.js';
 import { RecordBatchTooLargeError } from './errors/record-batch-too-large-error.js';
 import { UnknownControlTypeError } from './errors/unknown-control-type-error.js';
@@ -276,5 +278,38 @@ describe('RecordsIterator corruption', () => {
     const badValue = new MemoryRecordsBuilder({ isControl: true });
     badValue.append({ timestamp: 0, key: Buffer.from([0, 0, 0, 3]), value: Buffer.from([0, 0]) });
     expect(() => [...new RecordsIterator(badValue.build())]).toThrow(CorruptRecordError);
+  });
+});
+
+describe('RecordsIterator with decodeDataRecords: false (a control-records-only reader)', () => {
+  const leaderChange = buildLeaderChangeBatch(
+    { baseOffset: 2, partitionLeaderEpoch: 1, timestamp: 0 },
+    { version: 0, leaderId: 1, voters: [], grantingVoters: [] },
+  );
+
+  it('yields data batches with their offsets and no records, and control batches decoded', () => {
+    const data = makeBatch({ baseOffset: 0, recordCount: 2 });
+    const batches = [...new RecordsIterator(concat([data, leaderChange]), { decodeDataRecords: false })];
+    expect(batches.map((batch) => [batch.baseOffset, batch.lastOffset, batch.isControl])).toEqual([
+      [0, 1, false],
+      [2, 2, true],
+    ]);
+    expect(batches[0]?.records).toEqual([]);
+    expect(batches[1]?.controlRecords.map((record) => record.type)).toEqual([
+      ControlRecordType.LEADER_CHANGE,
+    ]);
+  });
+
+  it('neither checks nor decodes a data batch, and still checks a control batch', () => {
+    const data = Buffer.from(makeBatch({ baseOffset: 0, recordCount: 2 }).buffer());
+    data.writeUInt8((data.at(-1) as number) ^ 0xff, data.length - 1);
+    const corruptData = MemoryRecords.readableRecords(data);
+    expect(() => [...new RecordsIterator(corruptData)]).toThrow(CorruptRecordError);
+    expect([...new RecordsIterator(corruptData, { decodeDataRecords: false })]).toHaveLength(1);
+    const control = Buffer.from(leaderChange.buffer());
+    control.writeUInt8((control.at(-1) as number) ^ 0xff, control.length - 1);
+    expect(() => [
+      ...new RecordsIterator(MemoryRecords.readableRecords(control), { decodeDataRecords: false }),
+    ]).toThrow(CorruptRecordError);
   });
 });

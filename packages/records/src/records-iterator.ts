@@ -22,6 +22,13 @@ export interface RecordsIteratorOptions {
   readonly validateCrc?: boolean;
   /** Bound on the inflated records of a compressed batch, in bytes; default `DEFAULT_MAX_DECOMPRESSED_SIZE_BYTES`. */
   readonly maxDecompressedSizeBytes?: number;
+  /**
+   * Decode data batches' records (default true). False, for a reader that follows control records
+   * only (KIP-853's voter set): a data batch comes back with its header fields and no records,
+   * without its CRC checked or its records decoded; control batches are checked and decoded as
+   * always.
+   */
+  readonly decodeDataRecords?: boolean;
 }
 
 /**
@@ -60,6 +67,7 @@ export class RecordsIterator implements IterableIterator<Batch> {
     this.decodeOptions = {
       validateCrc: options.validateCrc ?? true,
       maxDecompressedSizeBytes: options.maxDecompressedSizeBytes ?? DEFAULT_MAX_DECOMPRESSED_SIZE_BYTES,
+      decodeDataRecords: options.decodeDataRecords ?? true,
     };
     this.source =
       records instanceof FileRecords

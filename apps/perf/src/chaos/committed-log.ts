@@ -108,12 +108,13 @@ export function compareCommittedLogs(
     );
   }
   const referenceStart = reference.batches[0]?.baseOffset ?? reference.endOffset;
-  const canonical = new Map<number, { readonly nodeId: number; readonly bytes: Buffer }>();
-  for (const [nodeId, log] of [[referenceId, reference] as const, ...entries]) {
+  // The reference's batches, then, below where its log starts, the first node holding each.
+  const canonical = new Map<number, { readonly nodeId: number; readonly bytes: Buffer }>(
+    reference.batches.map((batch) => [batch.baseOffset, { nodeId: referenceId, bytes: batch.bytes }]),
+  );
+  for (const [nodeId, log] of entries) {
     for (const batch of log.batches) {
-      const ownedByReference = batch.baseOffset >= referenceStart && nodeId === referenceId;
-      const beforeReference = batch.baseOffset < referenceStart;
-      if ((ownedByReference || beforeReference) && !canonical.has(batch.baseOffset)) {
+      if (batch.baseOffset < referenceStart && !canonical.has(batch.baseOffset)) {
         canonical.set(batch.baseOffset, { nodeId, bytes: batch.bytes });
       }
     }

@@ -109,11 +109,7 @@ export class VoterChangeHandler {
     const { data } = request;
     const invalid = this.validateAddOrRemove(data, 'Add');
     if (invalid !== undefined) return invalid;
-    const endpoints = data.listeners.map((listener) => ({
-      name: normalisedListenerName(listener.name),
-      host: listener.host,
-      port: listener.port,
-    }));
+    const endpoints = normalisedEndpoints(data.listeners);
     if (!this.includesDefaultListener(endpoints)) {
       return errorResponse(
         Errors.INVALID_REQUEST,
@@ -144,7 +140,7 @@ export class VoterChangeHandler {
     }
     const newVoters = voters.addVoter({
       voterKey,
-      listeners: Endpoints.fromEntries(endpoints.map((endpoint) => [endpoint.name, endpoint] as const)),
+      listeners: endpointsOf(endpoints),
       supportedKRaftVersion: ADDED_VOTER_KRAFT_VERSIONS,
     });
     invariant(newVoters !== undefined, () => `voter ${data.voterId} was not a voter, yet cannot be added`);
@@ -224,12 +220,7 @@ export class VoterChangeHandler {
     const voters = changes.controlRecords.lastVoterSet();
     const newVoters = voters.updateVoter({
       voterKey: ReplicaKey.of(data.voterId, data.voterDirectoryId),
-      listeners: Endpoints.fromEntries(
-        data.listeners.map(
-          (listener) =>
-            [normalisedListenerName(listener.name), { host: listener.host, port: listener.port }] as const,
-        ),
-      ),
+      listeners: endpointsOf(normalisedEndpoints(data.listeners)),
       supportedKRaftVersion: { minVersion: minSupportedVersion, maxVersion: maxSupportedVersion },
     });
     if (newVoters === undefined) return answer(Errors.VOTER_NOT_FOUND);
@@ -349,6 +340,7 @@ export class VoterChangeHandler {
       { kind: change.kind, epoch: pending.leader.epoch, offset: pending.votersOffset, errorCode: error.code },
       'voter change answered',
     );
+    // Two cases with one body: the outbox types each response by its request's API key.
     switch (change.kind) {
       case 'add':
         this.outbox.sendResponse(change.request, { throttleTimeMs: 0, errorCode: error.code, errorMessage });
@@ -455,6 +447,21 @@ export class VoterChangeHandler {
 /** Kafka's `RaftUtil.addVoterResponse` / `removeVoterResponse` (both responses share one shape). */
 function errorResponse(error: ApiError, errorMessage: string): AddRaftVoterResponseData {
   return { throttleTimeMs: 0, errorCode: error.code, errorMessage };
+}
+
+/** A request's listeners with Kafka's normalised listener names (AddRaftVoter and UpdateRaftVoter alike). */
+function normalisedEndpoints(
+  listeners: readonly { readonly name: string; readonly host: string; readonly port: number }[],
+): { name: string; host: string; port: number }[] {
+  return listeners.map((listener) => ({
+    name: normalisedListenerName(listener.name),
+    host: listener.host,
+    port: listener.port,
+  }));
+}
+
+function endpointsOf(endpoints: readonly { name: string; host: string; port: number }[]): Endpoints {
+  return Endpoints.fromEntries(endpoints.map(({ name, host, port }) => [name, { host, port }] as const));
 }
 
 /** A voter key must name a voter id and a directory id (Kafka: `directoryId().isPresent()`). */

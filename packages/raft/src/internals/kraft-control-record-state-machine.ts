@@ -166,8 +166,12 @@ export class KRaftControlRecordStateMachine {
     }
   }
 
+  /** The batches of `records`; data batches come without their records (nothing here reads them). */
   private batchesOf(records: Records): RecordsIterator {
-    return new RecordsIterator(records, { maxBatchSizeBytes: this.readBufferBytes });
+    return new RecordsIterator(records, {
+      maxBatchSizeBytes: this.readBufferBytes,
+      decodeDataRecords: false,
+    });
   }
 
   /** Adds the batch's voter sets and kraft.versions, each at its record's offset (or `overrideOffset`). */
