@@ -172,13 +172,24 @@ async function startLockedServer(
   // the metadata layer) loads now, while the node waits out its first election timeout, rather
   // than before its timer starts (ADR 0046). A listener registered now still gets every commit
   // and the current leader at the client's next poll. The server runs (and takes a stop signal)
-  // meanwhile; if those modules cannot load, `stopped` rejects with the error.
+  // meanwhile; if those modules cannot load, `stopped` rejects with the error, unless a stop was
+  // asked for first: a terminal's Ctrl-C reaches the whole process group, so under tsx the
+  // transform service may already be gone, and a server that is stopping needs none of them.
+  let stopRequested = false;
   const attached = attachDeferred(options, client, driver, metricsServer, history);
   attached.catch(() => history?.close());
+  const attachedUnlessStopping = attached.then(
+    () => undefined,
+    (error: unknown) => {
+      if (!stopRequested) throw error;
+      options.logger.info({ err: error }, 'the workload and metrics modules did not load: stopping');
+    },
+  );
   return {
     port,
-    stopped: Promise.all([stopped, attached]).then(() => undefined),
+    stopped: Promise.all([stopped, attachedUnlessStopping]).then(() => undefined),
     async shutdown(timeoutMs) {
+      stopRequested = true;
       const parts = await attached.catch(() => undefined);
       parts?.reporter.stop();
       parts?.workload.close();
