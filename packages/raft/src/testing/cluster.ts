@@ -231,6 +231,8 @@ class RunningNode implements RunningNodeView, RouterEndpoint {
 
 /** A kraft.version 1 node's voter sets, read from its client for the invariants. */
 class ClientVoterSets implements DynamicVotersView {
+  private epochStartChecked: { readonly epoch: number; readonly wasVoter: boolean } | undefined;
+
   constructor(
     private readonly client: SimulatedClient,
     private readonly log: RaftLog,
@@ -263,9 +265,17 @@ class ClientVoterSets implements DynamicVotersView {
     return this.client.voterSetAtOffset(low - 1) === committed ? 1 : 2;
   }
 
+  /**
+   * Answered once per epoch, when the checker first sees this node lead it: later the log start
+   * may pass the epoch start (a snapshot), and below it the history no longer knows the set.
+   */
   wasVoterAtEpochStart(): boolean {
-    const epochStartOffset = this.client.quorumState().leaderStateOrThrow().epochStartOffset;
-    return this.client.voterSetAtOffset(epochStartOffset - 1).isVoterId(this.nodeId);
+    const leaderState = this.client.quorumState().leaderStateOrThrow();
+    if (this.epochStartChecked?.epoch !== leaderState.epoch) {
+      const atEpochStart = this.client.voterSetAtOffset(leaderState.epochStartOffset - 1);
+      this.epochStartChecked = { epoch: leaderState.epoch, wasVoter: atEpochStart.isVoterId(this.nodeId) };
+    }
+    return this.epochStartChecked.wasVoter;
   }
 }
 
@@ -596,9 +606,11 @@ export class Cluster {
       return;
     }
     this.adminAnswers.delete(request.correlationId);
+    const { errorCode, errorMessage } = data as { errorCode: number; errorMessage?: string | null };
     this.trace.record(
       this.nowMs(),
-      `admin answer api${request.apiKey} from ${responderId} #${request.correlationId} error ${(data as { errorCode: number }).errorCode}`,
+      `admin answer api${request.apiKey} from ${responderId} #${request.correlationId} error ${errorCode}` +
+        (errorMessage === undefined || errorMessage === null ? '' : `: ${errorMessage}`),
     );
     onAnswer(data);
   }

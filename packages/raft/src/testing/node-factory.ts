@@ -1,6 +1,7 @@
 import { LogConfig } from '@kraft/log';
 import type { Uuid } from '@kraft/protocol';
 import type { FileSystem } from '@kraft/records';
+import { Endpoints } from '../endpoints.js';
 import { openKafkaRaftLog } from '../io/kafka-raft-log.js';
 import { KafkaRaftClient } from '../kafka-raft-client.js';
 import type { InboundRequest, InboundResponse, NetworkChannel } from '../ports/network-channel.js';
@@ -11,7 +12,8 @@ import type { QuorumConfig } from '../quorum-config.js';
 import type { QuorumState } from '../quorum-state.js';
 import type { LeaderAndEpoch, Listener, SnapshotWriter } from '../raft-client.js';
 import type { RaftReady } from '../raft-outbox.js';
-import { VoterSet } from '../voter-set.js';
+import { ReplicaKey } from '../replica-key.js';
+import { DEFAULT_CONTROLLER_LISTENER_NAME, VoterSet } from '../voter-set.js';
 
 /** The log settings a seed picks. */
 export interface SimulationLogConfig {
@@ -93,12 +95,33 @@ export interface SimulatedClientOptions {
   readonly directoryId?: Uuid;
 }
 
+/** Where node `nodeId` listens in the simulation: the address AddRaftVoter requests name too. */
+export function simulatedEndpoints(nodeId: number): Endpoints {
+  return Endpoints.fromEntries([[DEFAULT_CONTROLLER_LISTENER_NAME, { host: `node-${nodeId}`, port: 9093 }]]);
+}
+
+/** The bootstrap voters at kraft.version 1: ids and addresses, the versions a static set has. */
+function voterSetWithEndpoints(voterIds: readonly number[]): VoterSet {
+  return VoterSet.fromNodes(
+    voterIds.map((id) => ({
+      voterKey: ReplicaKey.of(id),
+      listeners: simulatedEndpoints(id),
+      supportedKRaftVersion: { minVersion: 0, maxVersion: 0 },
+    })),
+  );
+}
+
 /** A real KafkaRaftClient with static voters `voterIds`, initialized from its store and log. */
 export function createSimulatedClient(options: SimulatedClientOptions): SimulatedClient {
+  const dynamic = options.config.kraftVersion === 1;
   const client = new KafkaRaftClient({
     nodeId: options.nodeId,
     ...(options.directoryId === undefined ? {} : { directoryId: options.directoryId }),
-    voters: VoterSet.fromIds(options.voterIds),
+    voters: dynamic ? voterSetWithEndpoints(options.voterIds) : VoterSet.fromIds(options.voterIds),
+    // Every node has an address at kraft.version 1, as a real one does: a leader names itself in
+    // BeginQuorumEpoch and Fetch answers, so a node whose (uncommitted) voter set lacks the new
+    // leader can still follow it and truncate that set away. The router delivers by id anyway.
+    ...(dynamic ? { localEndpoints: simulatedEndpoints(options.nodeId) } : {}),
     log: options.log,
     network: options.channel,
     quorumStateStore: options.store,

@@ -12,6 +12,10 @@ import {
   electionTimeouts,
   expectWithin,
   healAndConverge,
+  INSTANT_FAULT_KINDS,
+  injectFault,
+  keepMajorityRunnable,
+  recordFault,
   type Scenario,
 } from './scenarios.js';
 
@@ -68,6 +72,9 @@ async function sendOnce(cluster: Cluster, change: VoterChange): Promise<number |
   return answer;
 }
 
+/** Tries before the workload pauses for a change that has not gone through yet. */
+const LULL_AFTER_ATTEMPTS = 10;
+
 /** Answers an admin client retries: the change may go through on a later try. */
 const RETRIABLE = new Set<number>([Errors.REQUEST_TIMED_OUT.code, Errors.NOT_LEADER_OR_FOLLOWER.code]);
 
@@ -85,18 +92,113 @@ async function changeVoters(
   const budgetMs = electionTimeouts(cluster, 60);
   const deadlineMs = cluster.nowMs() + budgetMs;
   const alreadyDone = change.kind === 'add' ? Errors.DUPLICATE_VOTER.code : Errors.VOTER_NOT_FOUND.code;
-  for (let attempt = 0; cluster.violations.length === 0 && cluster.nowMs() < deadlineMs; attempt += 1) {
-    const answer = await sendOnce(cluster, change);
-    if (answer === Errors.NONE.code || (attempt > 0 && answer === alreadyDone)) return;
-    if (answer !== undefined && !RETRIABLE.has(answer)) {
-      cluster.violation(`${change.kind} voter ${change.nodeId}: answered ${answer}`);
-      return;
+  let resumeWorkload: (() => void) | undefined;
+  try {
+    for (let attempt = 0; cluster.violations.length === 0 && cluster.nowMs() < deadlineMs; attempt += 1) {
+      const answer = await sendOnce(cluster, change);
+      if (answer === Errors.NONE.code || (attempt > 0 && answer === alreadyDone)) return;
+      if (answer !== undefined && !RETRIABLE.has(answer)) {
+        cluster.violation(`${change.kind} voter ${change.nodeId}: answered ${answer}`);
+        return;
+      }
+      // A quorum that replicates slower than the workload appends (one-byte fetches, a slow
+      // disk) never lets a new voter catch up, in Kafka too: the operator waits for a lull.
+      if (attempt === LULL_AFTER_ATTEMPTS && resumeWorkload === undefined) {
+        resumeWorkload = cluster.pauseWorkload();
+      }
+      await during(attempt);
+      await cluster.runFor(cluster.options.raftConfig.quorum.electionTimeoutMs);
     }
-    await during(attempt);
-    await cluster.runFor(cluster.options.raftConfig.quorum.electionTimeoutMs);
+    if (cluster.violations.length === 0) {
+      cluster.violation(`liveness: ${change.kind} voter ${change.nodeId} not done within ${budgetMs} ms`);
+    }
+  } finally {
+    resumeWorkload?.();
   }
-  if (cluster.violations.length === 0) {
-    cluster.violation(`liveness: ${change.kind} voter ${change.nodeId} not done within ${budgetMs} ms`);
+}
+
+/** The leader's latest voter set (committed or not), or undefined without a leader. */
+function leaderVoters(cluster: Cluster): readonly number[] | undefined {
+  return cluster.leader()?.client.lastVoterSet().voterIds();
+}
+
+/**
+ * Answers to a change sent in a fault window, where its outcome may be unknown: besides the
+ * retriable ones, the change may have been made (or undone) by a try whose answer was lost.
+ */
+const ACCEPTABLE_UNDER_FAULTS = new Set<number>([
+  Errors.NONE.code,
+  ...RETRIABLE,
+  Errors.DUPLICATE_VOTER.code,
+  Errors.VOTER_NOT_FOUND.code,
+]);
+
+/**
+ * Puts one random instant fault in place every 50-1,500 ms (simulated) until `endMs`, as the
+ * random fault mix does, keeping a majority of the voters the leader knows able to run and no
+node stopped for long.
+ */
+function scheduleFaultsUntil(cluster: Cluster, random: SimulationRandom, endMs: number): void {
+  const stoppedSinceMs = new Map<number, number>();
+  const next = (): void => {
+    if (cluster.nowMs() >= endMs || cluster.violations.length > 0) return;
+    const fault = random.between(0, INSTANT_FAULT_KINDS - 1);
+    injectFault(cluster, random, fault);
+    recordFault(cluster, fault);
+    keepMajorityRunnable(cluster, random, leaderVoters(cluster) ?? cluster.voterIds);
+    restartLongStopped(cluster, stoppedSinceMs);
+    cluster.scheduler.schedule(random.between(50, 1_500), 'membership fault', next);
+  };
+  cluster.scheduler.schedule(random.between(50, 1_500), 'membership fault', next);
+}
+
+/** The fewest voters a removal in a fault window leaves. */
+const MIN_VOTERS_UNDER_FAULTS = 3;
+
+/** The longest a node stays stopped in a fault window (simulated time), in election timeouts. */
+const MAX_STOPPED_ELECTION_TIMEOUTS = 8;
+
+/**
+ * Restarts the nodes stopped for longer than MAX_STOPPED_ELECTION_TIMEOUTS. Any node may vote
+ * soon; and one left down for most of the window fetches so much once healed, one batch per
+ * round trip with one-byte fetches, that it cannot converge within the liveness bound.
+ */
+function restartLongStopped(cluster: Cluster, stoppedSinceMs: Map<number, number>): void {
+  const nowMs = cluster.nowMs();
+  for (const nodeId of cluster.nodeIds()) {
+    if (cluster.isRunning(nodeId)) {
+      stoppedSinceMs.delete(nodeId);
+      continue;
+    }
+    const sinceMs = stoppedSinceMs.get(nodeId);
+    if (sinceMs === undefined) stoppedSinceMs.set(nodeId, nowMs);
+    else if (nowMs - sinceMs > electionTimeouts(cluster, MAX_STOPPED_ELECTION_TIMEOUTS)) {
+      cluster.start(nodeId);
+      stoppedSinceMs.delete(nodeId);
+    }
+  }
+}
+
+/**
+ * One change in a fault window: a node that is not a voter (as the leader sees it) is added,
+ * a voter removed while at least three remain. Any answer outside ACCEPTABLE_UNDER_FAULTS is a
+ * violation; no answer is not (the leader may be gone).
+ */
+async function changeUnderFaults(cluster: Cluster, random: SimulationRandom): Promise<void> {
+  const voters = leaderVoters(cluster);
+  if (voters === undefined) {
+    await cluster.runFor(cluster.options.raftConfig.quorum.electionTimeoutMs);
+    return;
+  }
+  const nodeId = random.pick(cluster.nodeIds());
+  const isVoter = voters.includes(nodeId);
+  // Two voters tolerate no fault: under the mix, one that must fetch its log again one batch per
+  // round trip (one-byte fetches) would stall every commit past the liveness bound.
+  if (isVoter && voters.length <= MIN_VOTERS_UNDER_FAULTS) return;
+  const change: VoterChange = { kind: isVoter ? 'remove' : 'add', nodeId };
+  const answer = await sendOnce(cluster, change);
+  if (answer !== undefined && !ACCEPTABLE_UNDER_FAULTS.has(answer)) {
+    cluster.violation(`${change.kind} voter ${nodeId} under faults: answered ${answer}`);
   }
 }
 
@@ -132,6 +234,39 @@ async function startAndCommit(cluster: Cluster, nodeIds: readonly number[]): Pro
 }
 
 export const MEMBERSHIP_SCENARIOS: readonly Scenario[] = [
+  {
+    // Adds and removes sent to whoever leads while the random fault mix's instant faults come
+    // and go (crashes that tear the unsynced tail, partitions, lossy links, slow disks); then,
+    // healed, one more change must go through and every node converge.
+    name: 'voter-changes-in-random-fault-mix',
+    kraftVersion: 1,
+    size: (random) => ({ voters: random.between(3, 5), observers: random.between(1, 2) }),
+    async run(cluster, random: SimulationRandom) {
+      await startAndCommit(cluster, cluster.nodeIds());
+      const endMs = cluster.nowMs() + random.between(3_000, 10_000);
+      scheduleFaultsUntil(cluster, random, endMs);
+      while (cluster.nowMs() < endMs && cluster.violations.length === 0) {
+        await changeUnderFaults(cluster, random);
+        await cluster.runFor(random.between(0, 1_000));
+      }
+      await healAndConverge(cluster);
+      // Healed: an observer (or, if every node votes, a voter) changes sides, and it commits.
+      const voters = leaderVoters(cluster) ?? [];
+      const observer = cluster.nodeIds().find((nodeId) => !voters.includes(nodeId));
+      if (observer !== undefined) {
+        await changeVoters(cluster, { kind: 'add', nodeId: observer });
+        await awaitVoters(cluster, [...voters, observer]);
+      } else {
+        const removed = random.pick(voters);
+        await changeVoters(cluster, { kind: 'remove', nodeId: removed });
+        await awaitVoters(
+          cluster,
+          voters.filter((nodeId) => nodeId !== removed),
+        );
+      }
+      await healAndConverge(cluster);
+    },
+  },
   {
     name: 'add-voter-once-it-caught-up',
     kraftVersion: 1,

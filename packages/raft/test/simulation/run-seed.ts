@@ -76,7 +76,12 @@ export async function runSeed(seed: number, options: SeedOptions = {}): Promise<
   const chosen = scenarioForSeed(random);
   // The voter change scenarios run only when named: the seeds' own choice stays as it was.
   const named = MEMBERSHIP_SCENARIOS.find((candidate) => candidate.name === options.scenario);
-  const scenario = options.scenario === undefined ? chosen : (named ?? scenarioNamed(options.scenario));
+  const scenario =
+    options.voterChanges === true
+      ? random.pick(MEMBERSHIP_SCENARIOS)
+      : options.scenario === undefined
+        ? chosen
+        : (named ?? scenarioNamed(options.scenario));
   const { voters, observers } = scenario.size(random);
   const sabotage = parseSabotage(options.sabotage ?? SABOTAGE_FROM_ENVIRONMENT);
   // The kraft.version is an option, not a draw: the seed's random sequence stays the same.

@@ -404,63 +404,6 @@ async function runRandomFaultMix(cluster: Cluster, random: SimulationRandom): Pr
     const nodeIds = cluster.nodeIds();
     const leader = cluster.leader()?.nodeId;
     switch (fault) {
-      case 0:
-      case 1: {
-        const victim = random.pick(nodeIds);
-        cluster.crash(victim, random.pick(CRASH_MODES));
-        break;
-      }
-      case 2: {
-        const stopped = nodeIds.filter((nodeId) => !cluster.isRunning(nodeId));
-        for (const nodeId of stopped) if (random.chance(0.7)) cluster.start(nodeId);
-        break;
-      }
-      case 3:
-        if (leader !== undefined) cluster.shutdown(leader, electionTimeouts(cluster, 3));
-        break;
-      case 4:
-        if (leader !== undefined) cluster.router.partitions.isolate(leader, nodeIds);
-        break;
-      case 5: {
-        const shuffled = random.sample(nodeIds, nodeIds.length);
-        const cut = random.between(1, Math.max(1, nodeIds.length - 1));
-        cluster.router.partitions.partition([
-          shuffled.slice(0, cut),
-          nodeIds.filter((id) => !shuffled.slice(0, cut).includes(id)),
-        ]);
-        break;
-      }
-      case 6: {
-        const from = random.pick(nodeIds);
-        const to = random.pick(nodeIds.filter((nodeId) => nodeId !== from));
-        cluster.router.partitions.blockOneWay(from, to);
-        break;
-      }
-      case 7:
-      case 8:
-        cluster.router.partitions.heal();
-        break;
-      case 9:
-        cluster.router.conditions = {
-          dropProbability: random.nextDouble() * 0.2,
-          duplicateProbability: random.nextDouble() * 0.1,
-          minDelayMs: 1,
-          maxDelayMs: random.between(2, 40),
-          slowProbability: random.nextDouble() * 0.02,
-          slowDelayMs: random.between(100, 2_000),
-        };
-        break;
-      case 10:
-        cluster.router.conditions = { ...HEALTHY_LINKS };
-        break;
-      case 11:
-        cluster.edgeFaults.timerJitterMs = random.chance(0.5) ? random.between(1, 50) : 0;
-        break;
-      case 12:
-        cluster.edgeFaults.flushDelayMaxMs = random.chance(0.5)
-          ? random.between(5, 200)
-          : cluster.options.flushDelayMaxMs;
-        break;
       case 13: {
         // Back-to-back leader partitions: isolate the leader, then whoever replaces it.
         if (leader === undefined) break;
@@ -487,19 +430,109 @@ async function runRandomFaultMix(cluster: Cluster, random: SimulationRandom): Pr
         await cutOffAndHealFollower(cluster, random);
         break;
       }
+      default:
+        injectFault(cluster, random, fault);
     }
-    const links = cluster.router.conditions;
-    cluster.trace.record(
-      cluster.nowMs(),
-      `fault ${fault} cut [${cluster.router.partitions.describe()}] drop ${links.dropProbability.toFixed(3)} ` +
-        `duplicate ${links.duplicateProbability.toFixed(3)} delay ${links.minDelayMs}-${links.maxDelayMs} ` +
-        `jitter ${cluster.edgeFaults.timerJitterMs} flush ${cluster.edgeFaults.flushDelayMaxMs}`,
-    );
-    // Keep a majority of voters able to run eventually; crashes beyond it stay until restart.
-    const down = voters.filter((nodeId) => !cluster.isRunning(nodeId));
-    if (down.length * 2 >= voters.length && random.chance(0.5)) cluster.start(random.pick(down));
+    recordFault(cluster, fault);
+    keepMajorityRunnable(cluster, random, voters);
   }
   await healAndConverge(cluster);
+}
+
+/** How many kinds of fault `injectFault` knows: 0 to INSTANT_FAULT_KINDS - 1. */
+export const INSTANT_FAULT_KINDS = 13;
+
+/**
+ * One fault of kind `fault` (0-12), put in place at once: a crash (drop, tear or garble the
+ * unsynced tail), restarts, a graceful stop of the leader, its isolation, a random split, a
+ * one-way block, heals, lossy/duplicating/reordering links or healthy ones, timer jitter, slow
+ * flushes.
+ */
+export function injectFault(cluster: Cluster, random: SimulationRandom, fault: number): void {
+  const nodeIds = cluster.nodeIds();
+  const leader = cluster.leader()?.nodeId;
+  switch (fault) {
+    case 0:
+    case 1: {
+      const victim = random.pick(nodeIds);
+      cluster.crash(victim, random.pick(CRASH_MODES));
+      break;
+    }
+    case 2: {
+      const stopped = nodeIds.filter((nodeId) => !cluster.isRunning(nodeId));
+      for (const nodeId of stopped) if (random.chance(0.7)) cluster.start(nodeId);
+      break;
+    }
+    case 3:
+      if (leader !== undefined) cluster.shutdown(leader, electionTimeouts(cluster, 3));
+      break;
+    case 4:
+      if (leader !== undefined) cluster.router.partitions.isolate(leader, nodeIds);
+      break;
+    case 5: {
+      const shuffled = random.sample(nodeIds, nodeIds.length);
+      const cut = random.between(1, Math.max(1, nodeIds.length - 1));
+      cluster.router.partitions.partition([
+        shuffled.slice(0, cut),
+        nodeIds.filter((id) => !shuffled.slice(0, cut).includes(id)),
+      ]);
+      break;
+    }
+    case 6: {
+      const from = random.pick(nodeIds);
+      const to = random.pick(nodeIds.filter((nodeId) => nodeId !== from));
+      cluster.router.partitions.blockOneWay(from, to);
+      break;
+    }
+    case 7:
+    case 8:
+      cluster.router.partitions.heal();
+      break;
+    case 9:
+      cluster.router.conditions = {
+        dropProbability: random.nextDouble() * 0.2,
+        duplicateProbability: random.nextDouble() * 0.1,
+        minDelayMs: 1,
+        maxDelayMs: random.between(2, 40),
+        slowProbability: random.nextDouble() * 0.02,
+        slowDelayMs: random.between(100, 2_000),
+      };
+      break;
+    case 10:
+      cluster.router.conditions = { ...HEALTHY_LINKS };
+      break;
+    case 11:
+      cluster.edgeFaults.timerJitterMs = random.chance(0.5) ? random.between(1, 50) : 0;
+      break;
+    case 12:
+      cluster.edgeFaults.flushDelayMaxMs = random.chance(0.5)
+        ? random.between(5, 200)
+        : cluster.options.flushDelayMaxMs;
+      break;
+    default:
+      throw new Error(`no instant fault of kind ${fault}`);
+  }
+}
+
+/** The fault and the faults in place after it, in the trace. */
+export function recordFault(cluster: Cluster, fault: number): void {
+  const links = cluster.router.conditions;
+  cluster.trace.record(
+    cluster.nowMs(),
+    `fault ${fault} cut [${cluster.router.partitions.describe()}] drop ${links.dropProbability.toFixed(3)} ` +
+      `duplicate ${links.duplicateProbability.toFixed(3)} delay ${links.minDelayMs}-${links.maxDelayMs} ` +
+      `jitter ${cluster.edgeFaults.timerJitterMs} flush ${cluster.edgeFaults.flushDelayMaxMs}`,
+  );
+}
+
+/** Keeps a majority of `voters` able to run eventually; crashes beyond it stay until a restart. */
+export function keepMajorityRunnable(
+  cluster: Cluster,
+  random: SimulationRandom,
+  voters: readonly number[],
+): void {
+  const down = voters.filter((nodeId) => !cluster.isRunning(nodeId));
+  if (down.length * 2 >= voters.length && random.chance(0.5)) cluster.start(random.pick(down));
 }
 
 export function scenarioNamed(name: string): Scenario {

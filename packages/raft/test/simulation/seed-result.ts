@@ -26,6 +26,8 @@ export interface SeedResult {
 export interface SeedOptions {
   /** Force one scenario instead of the seed's choice. */
   readonly scenario?: string;
+  /** Each seed runs one of the voter change scenarios (kraft.version 1), drawn from the seed. */
+  readonly voterChanges?: boolean;
   /** Keep the trace tail even when the seed passes. */
   readonly keepTrace?: boolean;
   /** How many trace lines to keep for printing (default 4,000). */

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main, SIMULATION_USAGE, USAGE_EXIT_CODE } from './simulation-cli.js';
+import { main, parseCliArguments, SIMULATION_USAGE, USAGE_EXIT_CODE } from './simulation-cli.js';
 
 function capture() {
   const written = { stdout: '', stderr: '' };
@@ -34,11 +34,21 @@ describe('pnpm sim command line', () => {
     [['--seeds'], '--seeds needs a value'],
     [['--workers', 'two'], "--workers must be a non-negative integer, got 'two'"],
     [['--scenario', 'nope'], "unknown scenario 'nope'"],
+    [
+      ['--voter-changes', '--scenario', 'remove-the-leader'],
+      '--voter-changes draws the scenario: it cannot be given with --scenario',
+    ],
   ])('%j prints what is wrong and the usage, and exits 2', async (argv, problem) => {
     const { written, output } = capture();
     expect(await main(argv, {}, output)).toBe(USAGE_EXIT_CODE);
     expect(written.stderr).toBe(`pnpm sim: ${problem}\n\n${SIMULATION_USAGE}`);
     expect(written.stdout).toBe('');
+  });
+
+  it('--voter-changes has each seed draw one of the voter change scenarios', () => {
+    const options = parseCliArguments(['--voter-changes', '--seeds', '3'], {});
+    expect(options.seedOptions.voterChanges).toBe(true);
+    expect(options.seeds).toEqual([1, 2, 3]);
   });
 
   it('a bad KRAFT_SEED is a usage error too', async () => {

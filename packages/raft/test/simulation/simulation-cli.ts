@@ -24,13 +24,14 @@ Options:
   --workers <n>      worker processes (default 2)
   --shards <n>       split the run into shards, one line each (default 1)
   --scenario <name>  force one scenario on every seed
+  --voter-changes    each seed runs one of the voter change scenarios, drawn from the seed
   --kraft-version <n>  run the nodes at kraft.version 0 (default) or 1 (voters from the log)
   --trace            print the trace tail of every seed
   --trace-lines <n>  trace lines to keep (default 4000)
   -h, --help         print this and exit
 
 Scenarios: ${SCENARIOS.map((scenario) => scenario.name).join(', ')}
-Voter change scenarios (kraft.version 1, only when named): ${MEMBERSHIP_SCENARIOS.map((scenario) => scenario.name).join(', ')}
+Voter change scenarios (kraft.version 1, only when named or with --voter-changes): ${MEMBERSHIP_SCENARIOS.map((scenario) => scenario.name).join(', ')}
 `;
 
 /** The exit code for a bad command line, as the test server's. */
@@ -73,7 +74,7 @@ export function parseCliArguments(argv: readonly string[], environment: NodeJS.P
     const argument = argv[index] as string;
     if (!argument.startsWith('--')) throw new SimulationUsageError(`unexpected argument '${argument}'`);
     const [name, inline] = argument.slice(2).split('=', 2) as [string, string | undefined];
-    if (name === 'trace') {
+    if (name === 'trace' || name === 'voter-changes') {
       flags.set(name, 'true');
       continue;
     }
@@ -95,6 +96,10 @@ export function parseCliArguments(argv: readonly string[], environment: NodeJS.P
   if (scenario !== undefined && !known.some((candidate) => candidate.name === scenario)) {
     throw new SimulationUsageError(`unknown scenario '${scenario}'`);
   }
+  const voterChanges = flags.has('voter-changes');
+  if (voterChanges && scenario !== undefined) {
+    throw new SimulationUsageError('--voter-changes draws the scenario: it cannot be given with --scenario');
+  }
   const kraftVersionText = flags.get('kraft-version');
   if (kraftVersionText !== undefined && kraftVersionText !== '0' && kraftVersionText !== '1') {
     throw new SimulationUsageError(`--kraft-version must be 0 or 1, got '${kraftVersionText}'`);
@@ -103,6 +108,7 @@ export function parseCliArguments(argv: readonly string[], environment: NodeJS.P
   const traceLines = flags.has('trace-lines') ? integer('trace-lines', 4000) : undefined;
   const seedOptions: SeedOptions = {
     ...(scenario === undefined ? {} : { scenario }),
+    ...(voterChanges ? { voterChanges } : {}),
     ...(traceLines === undefined ? {} : { traceLines }),
     ...(kraftVersionText === undefined ? {} : { kraftVersion: kraftVersionText === '1' ? 1 : 0 }),
     keepTrace: printTrace,
