@@ -256,6 +256,8 @@ function createClient(parts: ClientParts): KafkaRaftClient {
     kraftVersion: quorumMode.kraftVersion,
     // Kafka: bootstrap servers, when set, are where an observer asks who leads (else the voters).
     bootstrapServers: config.quorum.bootstrapServers,
+    // controller.quorum.auto.join.enable: at kraft.version 1 an observer adds itself as a voter.
+    autoJoin: config.quorum.autoJoinEnable,
     // A dynamic quorum's leader tells observers where it is (Fetch NodeEndpoints,
     // BeginQuorumEpoch) from its own listener: no static voter entry holds it. At kraft.version 0
     // the static entry does, as before.

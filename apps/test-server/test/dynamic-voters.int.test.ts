@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -79,6 +79,28 @@ function formatNode(
     CLUSTER_ID,
     ...formatArgs,
   );
+}
+
+/**
+ * Node 1 formatted `--standalone` and running as the committing leader; nodes 2 and 3 formatted
+ * `--no-initial-controllers` with node 1 as bootstrap server, not started; with `autoJoin`,
+ * their configs set `controller.quorum.auto.join.enable=true`.
+ */
+async function standaloneWithObservers(options: { autoJoin: boolean }) {
+  cluster = await TestCluster.create(3);
+  const testCluster = cluster;
+  expectFormatted(formatNode(testCluster, 1, [1], ['--standalone']));
+  for (const nodeId of [2, 3]) {
+    const format = formatNode(testCluster, nodeId, [1], ['--no-initial-controllers']);
+    expect(format.stderr).toBe('');
+    expect(format.code).toBe(0);
+    if (options.autoJoin) {
+      appendFileSync(testCluster.configPath(nodeId), '\ncontroller.quorum.auto.join.enable=true\n');
+    }
+  }
+  const founder = startFromDirectory(testCluster, 1);
+  const first = await waitForCommittingLeader([founder], 500);
+  return { testCluster, first };
 }
 
 /** Starts a node on its formatted dir with the directory id of its `meta.properties`. */
@@ -369,16 +391,7 @@ describe('dynamic voters (kraft.version 1): add-controller and remove-controller
   it('--standalone on one node, then two more added one at a time: three voters with the same committed log', {
     timeout: TEST_TIMEOUT_MS,
   }, async () => {
-    cluster = await TestCluster.create(3);
-    const testCluster = cluster;
-    expectFormatted(formatNode(testCluster, 1, [1], ['--standalone']));
-    for (const nodeId of [2, 3]) {
-      const format = formatNode(testCluster, nodeId, [1], ['--no-initial-controllers']);
-      expect(format.stderr).toBe('');
-      expect(format.code).toBe(0);
-    }
-    const founder = startFromDirectory(testCluster, 1);
-    const first = await waitForCommittingLeader([founder], 500);
+    const { testCluster, first } = await standaloneWithObservers({ autoJoin: false });
     let status = await describeStatus(testCluster, [1]);
     expect(status.voterIds).toEqual([1]);
 
@@ -398,6 +411,28 @@ describe('dynamic voters (kraft.version 1): add-controller and remove-controller
     expect(status.observerIds).toEqual([]);
     expect(status.leaderId).toBe(1);
     // Still the founder's epoch: the voters joined, nobody had to campaign.
+    expect(status.leaderEpoch).toBe(first.stats.epoch);
+    const nodes = [1, 2, 3].map((nodeId) => testCluster.node(nodeId));
+    await waitForCommittingLeader(nodes, highestHighWatermark(nodes));
+    await stopAndCheckCommittedData(testCluster, [1, 2, 3], [1, 2, 3]);
+  });
+
+  it('controller.quorum.auto.join.enable: two observers formatted --no-initial-controllers join a --standalone voter on their own', {
+    timeout: TEST_TIMEOUT_MS,
+  }, async () => {
+    const { testCluster, first } = await standaloneWithObservers({ autoJoin: true });
+    startFromDirectory(testCluster, 2);
+    startFromDirectory(testCluster, 3);
+    // No add-controller: each observer asks the leader itself once caught up, one at a time.
+    const status = await waitForStatus(
+      testCluster,
+      [1],
+      (candidate) => candidate.voterIds.join(',') === '1,2,3',
+      'voters 1, 2 and 3',
+    ).catch((error: unknown) => {
+      throw new Error(`${String(error)}\n${nodeTails(testCluster)}`);
+    });
+    expect(status.observerIds).toEqual([]);
     expect(status.leaderEpoch).toBe(first.stats.epoch);
     const nodes = [1, 2, 3].map((nodeId) => testCluster.node(nodeId));
     await waitForCommittingLeader(nodes, highestHighWatermark(nodes));

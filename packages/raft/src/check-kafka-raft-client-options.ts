@@ -93,6 +93,11 @@ export function checkKafkaRaftClientOptions(options: unknown): void {
   if (given['listenerReadBufferBytes'] !== undefined) {
     checkInteger(name('listenerReadBufferBytes'), given['listenerReadBufferBytes'], { minimum: 1 });
   }
+  if (given['autoJoin'] !== undefined && typeof given['autoJoin'] !== 'boolean') {
+    throw new InvalidConfigurationError(
+      `${name('autoJoin')} must be a boolean, got ${String(given['autoJoin'])}`,
+    );
+  }
   checkBootstrapServers(given['bootstrapServers']);
   checkKraftVersion(given['kraftVersion']);
   checkRpcVersions(given['rpcVersions']);

@@ -23,6 +23,13 @@ export interface KafkaRaftClientOptions {
    * not given, it asks the known voters, as before.
    */
   readonly bootstrapServers?: readonly NodeAddress[];
+  /**
+   * `controller.quorum.auto.join.enable` (KIP-853, default false): at kraft.version 1 an observer
+   * with a directory id asks its leader to add it as a voter, once per fetch timeout, until it
+   * is one; an old voter with its id and another directory id is removed first. A removed node
+   * that keeps running joins again (KAFKA-19850): stop it before removing it.
+   */
+  readonly autoJoin?: boolean;
   readonly log: RaftLog;
   readonly network: NetworkChannel;
   readonly quorumStateStore: QuorumStateStore;

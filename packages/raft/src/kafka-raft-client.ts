@@ -65,6 +65,7 @@ import { Endpoints } from './endpoints.js';
 import { InvalidSnapshotError } from './errors/invalid-snapshot-error.js';
 import { NotLeaderError } from './errors/not-leader-error.js';
 import { RaftLogStateError } from './errors/raft-log-state-error.js';
+import { AutoJoinSender } from './handlers/auto-join-sender.js';
 import { DescribeQuorumHandler } from './handlers/describe-quorum-handler.js';
 import { FetchHandler } from './handlers/fetch-handler.js';
 import { FetchSnapshotHandler } from './handlers/fetch-snapshot-handler.js';
@@ -150,6 +151,7 @@ export class KafkaRaftClient implements RaftClient {
   private readonly voterSetChanges: VoterSetChanges;
   /** kraft.version 1 only: a follower's UpdateRaftVoter to its leader. */
   private readonly updateVoterSender: UpdateVoterSender | undefined;
+  private readonly autoJoinSender: AutoJoinSender | undefined;
   private readonly statePoller: StatePoller;
   private readonly listenerDispatch: ListenerDispatch;
   private inbound: InboundMessage[] = [];
@@ -243,6 +245,10 @@ export class KafkaRaftClient implements RaftClient {
       controlRecords === undefined
         ? undefined
         : new UpdateVoterSender(identity, quorum, controlRecords, outboundRequests);
+    this.autoJoinSender =
+      controlRecords === undefined || options.autoJoin !== true
+        ? undefined
+        : new AutoJoinSender(identity, quorum, controlRecords, outboundRequests);
     this.voterChangeHandler = new VoterChangeHandler(
       identity,
       quorum,
@@ -270,6 +276,7 @@ export class KafkaRaftClient implements RaftClient {
         fetch: this.followerFetch,
         parkedFetches: this.fetchHandler,
         updateVoter: this.updateVoterSender,
+        autoJoin: this.autoJoinSender,
       },
       this.outbox,
       metrics,
@@ -900,6 +907,10 @@ export class KafkaRaftClient implements RaftClient {
       case RaftApiKey.UPDATE_RAFT_VOTER:
         // Only a kraft.version 1 follower sends it; an answer with none expected is no success.
         return this.updateVoterSender?.handleUpdateVoterResponse(response) ?? false;
+      case RaftApiKey.ADD_RAFT_VOTER:
+      case RaftApiKey.REMOVE_RAFT_VOTER:
+        // Only an auto-joining observer sends them.
+        return this.autoJoinSender?.handleResponse(response) ?? false;
     }
   }
 

@@ -37,6 +37,14 @@ export interface UpdateVoterRequestSender {
   maybeSendUpdateVoter(follower: FollowerState, nowMs: number): boolean;
 }
 
+/** A kraft.version 1 observer's AddRaftVoter for itself, with auto-join on (AutoJoinSender). */
+export interface AutoJoinRequestSender {
+  /** Sends it instead of this poll's Fetch when a try is due; true if sent. */
+  maybeSendAutoJoin(follower: FollowerState, nowMs: number): boolean;
+  /** Until the next try is due. */
+  remainingMs(follower: FollowerState, nowMs: number): number;
+}
+
 /** What the state poller sends for each role, through the handlers that build the requests. */
 export interface RoleRequestSenders {
   readonly vote: VoteRequestSender;
@@ -45,4 +53,6 @@ export interface RoleRequestSenders {
   readonly parkedFetches: ParkedFetches;
   /** kraft.version 1 only. */
   readonly updateVoter?: UpdateVoterRequestSender | undefined;
+  /** kraft.version 1 with `autoJoin` only. */
+  readonly autoJoin?: AutoJoinRequestSender | undefined;
 }

@@ -178,14 +178,26 @@ export class StatePoller {
     }
     // kraft.version 1: a voter the committed set misstates tells its leader, once, in place of
     // this poll's Fetch (the leader answers it within its poll).
+    // With auto-join, an observer likewise asks to be added, once per period.
     const sentUpdate =
-      target === leaderId && this.senders.updateVoter?.maybeSendUpdateVoter(follower, nowMs) === true;
+      target === leaderId &&
+      (this.senders.updateVoter?.maybeSendUpdateVoter(follower, nowMs) === true ||
+        this.senders.autoJoin?.maybeSendAutoJoin(follower, nowMs) === true);
     if (target !== undefined && !sentUpdate)
       this.senders.fetch.sendFetchOrFetchSnapshot(follower, target, nowMs);
     return Math.min(
       this.fetchTimeoutMs(follower, nowMs),
       Math.max(1, this.requestManager.remainingMs(leaderId, nowMs)),
+      this.autoJoinRemainingMs(follower, nowMs),
     );
+  }
+
+  /** Until an auto-joining observer's next AddRaftVoter is due (at least 1 ms); else infinite. */
+  private autoJoinRemainingMs(follower: FollowerState, nowMs: number): number {
+    const autoJoin = this.senders.autoJoin;
+    return autoJoin === undefined
+      ? Number.POSITIVE_INFINITY
+      : Math.max(1, autoJoin.remainingMs(follower, nowMs));
   }
 
   /** Until a voter's fetch timeout starts an election; an observer has none. */
@@ -209,8 +221,13 @@ export class StatePoller {
     }
     if (this.requestManager.isBackingOff(leaderId, nowMs)) return this.fetchFromAnyBootstrapServer(nowMs);
     if (!this.requestManager.hasAnyInFlightRequest(nowMs)) {
-      this.senders.fetch.sendFetchOrFetchSnapshot(follower, leaderId, nowMs);
-      return Math.max(1, this.requestManager.remainingMs(leaderId, nowMs));
+      if (this.senders.autoJoin?.maybeSendAutoJoin(follower, nowMs) !== true) {
+        this.senders.fetch.sendFetchOrFetchSnapshot(follower, leaderId, nowMs);
+      }
+      return Math.min(
+        Math.max(1, this.requestManager.remainingMs(leaderId, nowMs)),
+        this.autoJoinRemainingMs(follower, nowMs),
+      );
     }
     return Math.max(1, this.requestManager.backoffBeforeAvailableBootstrapServerMs(nowMs));
   }

@@ -4,7 +4,7 @@ import type { RaftIdentity } from '../client/raft-identity.js';
 import type { KRaftControlRecordStateMachine } from '../internals/kraft-control-record-state-machine.js';
 import type { QuorumState } from '../quorum-state.js';
 import { RaftApiKey } from '../rpc/raft-api-key.js';
-import { topLevelErrorCode } from '../rpc/raft-messages.js';
+import { listenersOf, topLevelErrorCode } from '../rpc/raft-messages.js';
 import type { RaftResponseOf } from '../rpc/typed-messages.js';
 import type { FollowerState } from '../states/follower-state.js';
 import type { VoterNode } from '../voter-set.js';
@@ -43,11 +43,7 @@ export class UpdateVoterSender {
       currentLeaderEpoch: follower.epoch,
       voterId: localKey.id,
       voterDirectoryId: localKey.directoryIdOrZero(),
-      listeners: [...this.identity.localEndpoints.entries()].map(([name, address]) => ({
-        name,
-        host: address.host,
-        port: address.port,
-      })),
+      listeners: listenersOf(this.identity.localEndpoints),
       kRaftVersionFeature: {
         minSupportedVersion: ADDED_VOTER_KRAFT_VERSIONS.minVersion,
         maxSupportedVersion: ADDED_VOTER_KRAFT_VERSIONS.maxVersion,

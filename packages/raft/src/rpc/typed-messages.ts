@@ -68,6 +68,9 @@ const OUTBOUND_API_KEY_LIST = [
   RaftApiKey.END_QUORUM_EPOCH,
   RaftApiKey.FETCH_SNAPSHOT,
   RaftApiKey.UPDATE_RAFT_VOTER,
+  // An observer's own AddRaftVoter / RemoveRaftVoter with controller.quorum.auto.join.enable.
+  RaftApiKey.ADD_RAFT_VOTER,
+  RaftApiKey.REMOVE_RAFT_VOTER,
 ] as const;
 
 /**

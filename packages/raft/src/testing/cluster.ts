@@ -354,7 +354,7 @@ export class Cluster {
   private readonly adminAnswers = new Map<number, (data: unknown) => void>();
   private readonly describeQuorumExpectations = new Map<
     number,
-    { leaderId: number; epoch: number; highWatermark: number | undefined }
+    { leaderId: number; epoch: number; highWatermark: number | undefined; voterIds: string }
   >();
 
   constructor(readonly options: ClusterOptions) {
@@ -959,6 +959,7 @@ export class Cluster {
           leaderId: leader.nodeId,
           epoch: leader.epoch(),
           highWatermark: leader.highWatermark(),
+          voterIds: (leader.dynamicVoters?.voterIds() ?? this.voterIds).join(','),
         });
         leader.receiveRequest(request);
       }
@@ -1001,11 +1002,15 @@ export class Cluster {
       const voters = partition.currentVoters
         .map((voter) => voter.replicaId)
         .sort((left, right) => left - right);
-      // The static voters, or at kraft.version 1 the leader's latest set (the one it counts over).
-      const expectedVoters = running.dynamicVoters?.voterIds() ?? this.voterIds;
-      if (voters.join(',') !== expectedVoters.join(',')) problems.push(`voters ${voters.join(',')}`);
+      // The static voters, or at kraft.version 1 the leader's latest set (the one it counts over)
+      // when the request arrived or when the answer left: a voter change in the same poll may
+      // come before or after the answer.
+      const atAnswerVoters = (running.dynamicVoters?.voterIds() ?? this.voterIds).join(',');
+      const reportedVoters = voters.join(',');
+      if (reportedVoters !== expected.voterIds && reportedVoters !== atAnswerVoters)
+        problems.push(`voters ${reportedVoters}`);
       for (const observer of partition.observers) {
-        if (expectedVoters.includes(observer.replicaId))
+        if (voters.includes(observer.replicaId))
           problems.push(`voter ${observer.replicaId} listed as observer`);
       }
       const self = partition.currentVoters.find((voter) => voter.replicaId === responderId);

@@ -33,6 +33,8 @@ export interface SimulationRaftConfig {
    * set is read from the log (KIP-853, ADR 0045): `pnpm sim --kraft-version 1`.
    */
   readonly kraftVersion?: 0 | 1;
+  /** `controller.quorum.auto.join.enable` on every node (kraft.version 1): observers add themselves. */
+  readonly autoJoin?: boolean;
 }
 
 /** What the harness calls on a node's client. */
@@ -122,6 +124,7 @@ export function createSimulatedClient(options: SimulatedClientOptions): Simulate
     // BeginQuorumEpoch and Fetch answers, so a node whose (uncommitted) voter set lacks the new
     // leader can still follow it and truncate that set away. The router delivers by id anyway.
     ...(dynamic ? { localEndpoints: simulatedEndpoints(options.nodeId) } : {}),
+    ...(options.config.autoJoin === true ? { autoJoin: true } : {}),
     log: options.log,
     network: options.channel,
     quorumStateStore: options.store,

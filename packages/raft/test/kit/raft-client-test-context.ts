@@ -953,6 +953,7 @@ export class RaftClientTestContextBuilder {
   private listenerReadBufferBytes: number | undefined;
   private bootstrapServers: readonly NodeAddress[] = [];
   private localEndpoints: Endpoints | undefined;
+  private autoJoin: boolean | undefined;
 
   constructor(localId: number | undefined, voterIds: number[]) {
     this.localId = localId;
@@ -1032,6 +1033,12 @@ export class RaftClientTestContextBuilder {
     return this;
   }
 
+  /** `controller.quorum.auto.join.enable` (KafkaRaftClientOptions.autoJoin). */
+  withAutoJoin(autoJoin: boolean): this {
+    this.autoJoin = autoJoin;
+    return this;
+  }
+
   withLogger(logger: Logger): this {
     this.logger = logger;
     return this;
@@ -1094,6 +1101,7 @@ export class RaftClientTestContextBuilder {
       ...(this.logger === undefined ? {} : { logger: this.logger }),
       ...(this.bootstrapServers.length === 0 ? {} : { bootstrapServers: this.bootstrapServers }),
       ...(this.localEndpoints === undefined ? {} : { localEndpoints: this.localEndpoints }),
+      ...(this.autoJoin === undefined ? {} : { autoJoin: this.autoJoin }),
     });
     const listener = new MockListener();
     client.register(listener);

@@ -356,6 +356,30 @@ export const MEMBERSHIP_SCENARIOS: readonly Scenario[] = [
     },
   },
   {
+    // controller.quorum.auto.join.enable: the observers add themselves once caught up, one at a
+    // time (the leader refuses a second change while one is uncommitted), through a leader crash.
+    name: 'observers-auto-join',
+    kraftVersion: 1,
+    autoJoin: true,
+    size: (random) => ({ voters: 3, observers: random.between(1, 2) }),
+    async run(cluster, random: SimulationRandom) {
+      const leader = await startAndCommit(cluster, cluster.nodeIds());
+      if (random.chance(0.5)) {
+        cluster.crash(leader, random.pick(['drop-unsynced', 'tear-unsynced'] as const));
+        cluster.scheduler.schedule(electionTimeouts(cluster, 2), 'restart crashed leader', () => {
+          cluster.start(leader);
+        });
+      }
+      // As in changeVoters: a quorum that replicates slower than it appends never lets an
+      // observer catch up, so after a while the workload pauses for the joins.
+      const everyone = cluster.nodeIds().join(',');
+      const joined = () => cluster.leader()?.client.lastVoterSet().voterIds().join(',') === everyone;
+      if (!(await cluster.runUntil(joined, electionTimeouts(cluster, 20)))) cluster.stopWorkload();
+      await awaitVoters(cluster, cluster.nodeIds());
+      await healAndConverge(cluster);
+    },
+  },
+  {
     name: 're-add-voter-with-new-directory-id',
     kraftVersion: 1,
     size: () => ({ voters: 3, observers: 1 }),

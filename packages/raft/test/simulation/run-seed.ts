@@ -88,6 +88,7 @@ export async function runSeed(seed: number, options: SeedOptions = {}): Promise<
   const raftConfig = {
     ...raftConfigFor(random),
     ...(scenario.kraftVersion === undefined ? {} : { kraftVersion: scenario.kraftVersion }),
+    ...(scenario.autoJoin === true ? { autoJoin: true } : {}),
     ...(options.kraftVersion === undefined ? {} : { kraftVersion: options.kraftVersion }),
   };
   const trace = new Trace(options.traceLines ?? 4000);

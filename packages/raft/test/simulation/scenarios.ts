@@ -13,6 +13,8 @@ export interface Scenario {
   readonly invariants?: Partial<InvariantSelection>;
   /** The kraft.version the scenario needs (the voter change scenarios run at 1); else the run's. */
   readonly kraftVersion?: 0 | 1;
+  /** Observers add themselves as voters (`controller.quorum.auto.join.enable`, kraft.version 1). */
+  readonly autoJoin?: boolean;
   run(cluster: Cluster, random: SimulationRandom): Promise<void>;
 }
 

@@ -32,22 +32,16 @@ describe('simulation regressions', () => {
     await expectClean(40, 'voter-changes-in-random-fault-mix');
   });
 
-  it('seed 68 of --voter-changes: no node stays stopped for most of a fault window', async () => {
-    // A removed voter stopped for 7 s came back at the heal 670 batches behind and, fetching one
-    // batch per round trip, could not converge within the liveness bound.
-    const result = await runSeed(68, { voterChanges: true });
-    expect(result.scenario).toBe('voter-changes-in-random-fault-mix');
-    expect(result.violations, describeFailure(result)).toEqual([]);
-    expect(result.lost, describeFailure(result)).toBe(0);
-  });
-
-  it('seed 11 of --voter-changes: an add into a quorum slower than its workload goes through in a lull', async () => {
+  it('seed 62: an add into a quorum slower than its workload goes through in a lull', async () => {
     // One-byte fetches replicate slower than the workload appends: the re-added node never
     // caught up, and the admin client retried until its budget ran out.
-    const result = await runSeed(11, { voterChanges: true });
-    expect(result.scenario).toBe('re-add-voter-with-new-directory-id');
-    expect(result.violations, describeFailure(result)).toEqual([]);
-    expect(result.lost, describeFailure(result)).toBe(0);
+    await expectClean(62, 're-add-voter-with-new-directory-id');
+  });
+
+  it('seed 1635: a DescribeQuorum answered in the poll that appends a VotersRecord may show either set', async () => {
+    // The request was handled before the add in the same poll; the check compared the answer
+    // with the set after it.
+    await expectClean(1635, 'voter-changes-in-random-fault-mix');
   });
 
   it('seed 21: a voter change in the poll that moved the high watermark is no majority violation', async () => {

@@ -45,6 +45,7 @@ describe('simulation smoke', () => {
     ['voter-changes-race-leader-changes', 2],
     ['re-add-voter-with-new-directory-id', 1],
     ['voter-changes-in-random-fault-mix', 3],
+    ['observers-auto-join', 1],
   ])('changes voters at kraft.version 1: %s (seed %i)', async (scenario, seed) => {
     const result = await runSeed(seed, { scenario });
     expect(result.violations, describeFailure(result)).toEqual([]);
