@@ -434,6 +434,26 @@ describe('dynamic voters (kraft.version 1): add-controller and remove-controller
     });
     expect(status.observerIds).toEqual([]);
     expect(status.leaderEpoch).toBe(first.stats.epoch);
+    // The joined voters keep voting across restarts (their dirs were formatted without voters:
+    // the set comes from their logs): node 3 restarts, then the founder stops and 2 and 3 elect
+    // a leader between them before it comes back.
+    await testCluster.node(3).stop();
+    startFromDirectory(testCluster, 3);
+    await waitForStatus(
+      testCluster,
+      [1],
+      (candidate) => candidate.voterIds.join(',') === '1,2,3' && candidate.observerIds.length === 0,
+      'node 3 back as a voter',
+    );
+    await testCluster.node(1).stop();
+    const successor = await waitForStatus(
+      testCluster,
+      [2, 3],
+      (candidate) => candidate.leaderId === 2 || candidate.leaderId === 3,
+      'a leader among the joined voters 2 and 3',
+    );
+    expect(successor.voterIds).toEqual([1, 2, 3]);
+    startFromDirectory(testCluster, 1);
     const nodes = [1, 2, 3].map((nodeId) => testCluster.node(nodeId));
     await waitForCommittingLeader(nodes, highestHighWatermark(nodes));
     await stopAndCheckCommittedData(testCluster, [1, 2, 3], [1, 2, 3]);
