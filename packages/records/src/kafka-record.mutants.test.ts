@@ -7,7 +7,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CorruptRecordError } from './errors/corrupt-record-error.js';
-import { RecordCursor } from './kafka-record.js';
+import { decodeRecords, RecordCursor } from './kafka-record.js';
+import { readSafeInt64, writeSafeInt64 } from './safe-int64.js';
 import { writeUnsignedVarint } from './varint-writer.js';
 
 /** Zigzag of a safe integer, as a non-negative safe integer when it fits. */
@@ -164,5 +165,54 @@ describe('RecordCursor records', () => {
     );
     expect(() => readRecordOf(recordBytes(body, 4))).toThrow(/truncated record|overruns/);
     expect(() => readRecordOf(recordBytes(body, 40))).toThrow(/record size 40 overruns the batch/);
+  });
+});
+
+describe('decodeRecords', () => {
+  const oneRecord = recordBytes([...varint(-1), ...varint(-1), ...varint(0)]);
+
+  function decode(bytes: readonly number[], count: number) {
+    const buffer = Buffer.from([...bytes, 0x02, 0x02]);
+    return decodeRecords(new RecordCursor(buffer, 0, bytes.length, 0, 0), count, 0, 0, undefined);
+  }
+
+  it('decodes exactly the records the batch declares', () => {
+    expect(decode([...oneRecord, ...oneRecord], 2).map((record) => record.offset)).toEqual([0, 0]);
+  });
+
+  it.each([
+    [-1, /record count -1 cannot fit in 7 bytes/],
+    [2, /record count 2 cannot fit in 7 bytes/],
+  ])('refuses a count of %i before reading a record', (count, reason) => {
+    expect(() => decode(oneRecord, count)).toThrow(reason);
+  });
+
+  it('refuses bytes left after the declared records', () => {
+    expect(() => decode([...oneRecord, ...oneRecord], 1)).toThrow(/7 bytes left after the 1 records/);
+  });
+});
+
+describe('readSafeInt64', () => {
+  it('reads every int64 as its number when it is a safe integer, else NaN; writes safe ones back', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), (value) => {
+        const buffer = Buffer.alloc(8);
+        buffer.writeBigInt64BE(value);
+        const read = readSafeInt64(buffer, 0);
+        const safe = value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER);
+        expect(read).toBe(safe ? Number(value) : Number.NaN);
+        if (safe) {
+          const written = Buffer.alloc(8);
+          writeSafeInt64(written, read, 0);
+          expect(written.readBigInt64BE()).toBe(value);
+        }
+      }),
+    );
+    for (const edge of [2n ** 53n, -(2n ** 53n), 2n ** 53n - 1n, -(2n ** 53n) + 1n]) {
+      const buffer = Buffer.alloc(8);
+      buffer.writeBigInt64BE(edge);
+      const safe = edge <= BigInt(Number.MAX_SAFE_INTEGER) && edge >= BigInt(Number.MIN_SAFE_INTEGER);
+      expect(readSafeInt64(buffer, 0)).toBe(safe ? Number(edge) : Number.NaN);
+    }
   });
 });
