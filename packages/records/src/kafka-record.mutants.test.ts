@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { CorruptRecordError } from './errors/corrupt-record-error.js';
 import { decodeRecords, RecordCursor } from './kafka-record.js';
 import { readSafeInt64, writeSafeInt64 } from './safe-int64.js';
-import { writeUnsignedVarint } from './varint-writer.js';
+import { sizeOfUnsignedVarint, writeUnsignedVarint } from './varint-writer.js';
 
 /** Zigzag of a safe integer, as a non-negative safe integer when it fits. */
 function zigzag(value: number): number {
@@ -214,5 +214,22 @@ describe('readSafeInt64', () => {
       const safe = edge <= BigInt(Number.MAX_SAFE_INTEGER) && edge >= BigInt(Number.MIN_SAFE_INTEGER);
       expect(readSafeInt64(buffer, 0)).toBe(safe ? Number(edge) : Number.NaN);
     }
+  });
+});
+
+describe('sizeOfUnsignedVarint', () => {
+  it('is the length writeUnsignedVarint writes, at every 7-bit boundary and in between', () => {
+    const lengthWritten = (value: number) => writeUnsignedVarint(Buffer.alloc(10), 0, value);
+    for (let bits = 0; bits <= 53; bits += 1) {
+      for (const value of [2 ** bits - 1, 2 ** bits, 2 ** bits + 1]) {
+        if (!Number.isSafeInteger(value)) continue;
+        expect(sizeOfUnsignedVarint(value), String(value)).toBe(lengthWritten(value));
+      }
+    }
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (value) => {
+        expect(sizeOfUnsignedVarint(value)).toBe(lengthWritten(value));
+      }),
+    );
   });
 });
