@@ -45,6 +45,11 @@ export class Endpoints {
     return this.address(listenerName) ?? this.firstAddress();
   }
 
+  /** The listener names in insertion order. */
+  names(): IterableIterator<string> {
+    return this.byListener.keys();
+  }
+
   /** The (listener name, address) pairs in insertion order; the first is the static voter's listener. */
   entries(): IterableIterator<[string, NodeAddress]> {
     return this.byListener.entries();

@@ -30,6 +30,17 @@ function votersInLog(voters: VoterSet) {
   };
 }
 
+/** Voters 0, 1, 2 and node 3 under `directoryId`. */
+function votersWithNode3(directoryId: Uuid): VoterSet {
+  return VoterSet.fromNodes(
+    [0, 1, 2, OBSERVER_ID].map((id) => ({
+      voterKey: ReplicaKey.of(id, id === OBSERVER_ID ? directoryId : undefined),
+      listeners: Endpoints.EMPTY,
+      supportedKRaftVersion: { minVersion: 0, maxVersion: 1 },
+    })),
+  );
+}
+
 /** Observer 3 following leader 1 of epoch 2 over voters {0, 1, 2}, auto-join as given. */
 function observer(options: { autoJoin: boolean; voters?: VoterSet }) {
   const builder = RaftClientTestContext.builder(OBSERVER_ID, [0, 1, 2])
@@ -90,20 +101,20 @@ describe('auto-join (controller.quorum.auto.join.enable)', () => {
     expect(again.map((request) => request.apiKey)).toEqual([RaftApiKey.ADD_RAFT_VOTER]);
   });
 
+  it('never asks when its endpoints lack the default listener (the leader would refuse it)', async () => {
+    const context = await observer({ autoJoin: true })
+      .withLocalEndpoints(Endpoints.fromEntries([['OTHER', { host: 'controller-3', port: 9094 }]]))
+      .build();
+    expect(await followFor(context, RaftClientTestContext.FETCH_TIMEOUT_MS * 3)).toEqual([]);
+  });
+
   it('never asks without auto-join', async () => {
     const context = await observer({ autoJoin: false }).build();
     expect(await followFor(context, RaftClientTestContext.FETCH_TIMEOUT_MS * 3)).toEqual([]);
   });
 
   it('removes the voter holding its id under an old directory id first', async () => {
-    const voters = VoterSet.fromNodes(
-      [0, 1, 2, OBSERVER_ID].map((id) => ({
-        voterKey: ReplicaKey.of(id, id === OBSERVER_ID ? OLD_DIRECTORY_ID : undefined),
-        listeners: Endpoints.EMPTY,
-        supportedKRaftVersion: { minVersion: 0, maxVersion: 1 },
-      })),
-    );
-    const context = await observer({ autoJoin: true, voters }).build();
+    const context = await observer({ autoJoin: true, voters: votersWithNode3(OLD_DIRECTORY_ID) }).build();
     expect(context.client.quorumState().isObserver()).toBe(true);
     const [removal] = await followFor(context, RaftClientTestContext.FETCH_TIMEOUT_MS + 100);
     expect(removal?.apiKey).toBe(RaftApiKey.REMOVE_RAFT_VOTER);
@@ -113,14 +124,7 @@ describe('auto-join (controller.quorum.auto.join.enable)', () => {
   });
 
   it('a voter never asks', async () => {
-    const voters = VoterSet.fromNodes(
-      [0, 1, 2, OBSERVER_ID].map((id) => ({
-        voterKey: ReplicaKey.of(id, id === OBSERVER_ID ? DIRECTORY_ID : undefined),
-        listeners: Endpoints.EMPTY,
-        supportedKRaftVersion: { minVersion: 0, maxVersion: 1 },
-      })),
-    );
-    const context = await observer({ autoJoin: true, voters }).build();
+    const context = await observer({ autoJoin: true, voters: votersWithNode3(DIRECTORY_ID) }).build();
     expect(context.client.quorumState().isVoter()).toBe(true);
     const sent = await followFor(context, RaftClientTestContext.FETCH_TIMEOUT_MS / 2);
     expect(sent).toEqual([]);

@@ -7,7 +7,7 @@ import { RaftApiKey } from '../rpc/raft-api-key.js';
 import { listenersOf, topLevelErrorCode } from '../rpc/raft-messages.js';
 import type { RaftResponseOf } from '../rpc/typed-messages.js';
 import type { FollowerState } from '../states/follower-state.js';
-import { normalisedListenerName } from './java-endpoints-format.js';
+import { includesListener } from './java-endpoints-format.js';
 
 /** AddRaftVoter v1 carries AckWhenCommitted (KIP-1186): a joining observer asks for the append's answer. */
 const ADD_RAFT_VOTER_WITH_ACK_VERSION = 1;
@@ -24,6 +24,11 @@ const ADD_RAFT_VOTER_WITH_ACK_VERSION = 1;
 export class AutoJoinSender {
   /** The followed leader and epoch the period runs for, and when the next try is due. */
   private period: { readonly epoch: number; readonly leaderId: number; nextTryMs: number } | undefined;
+  /**
+   * A node id, a directory id and the default listener among its endpoints: what the leader
+   * needs to add this node (else it would answer INVALID_REQUEST). Fixed for the node's life.
+   */
+  private readonly canBeAdded: boolean;
 
   constructor(
     private readonly identity: RaftIdentity,
@@ -31,7 +36,12 @@ export class AutoJoinSender {
     // Built at kraft.version 1 only, where the control records exist.
     private readonly controlRecords: Pick<KRaftControlRecordStateMachine, 'lastVoterSet'>,
     private readonly sender: Pick<OutboundRequests, 'sendRequest'>,
-  ) {}
+  ) {
+    const localKey = quorum.localReplicaKey();
+    this.canBeAdded =
+      localKey?.directoryId !== undefined &&
+      includesListener(identity.localEndpoints.names(), identity.listenerName);
+  }
 
   /**
    * Sends AddRaftVoter (or RemoveRaftVoter of this id's old directory id) to the leader when a
@@ -115,18 +125,9 @@ export class AutoJoinSender {
     return true;
   }
 
-  /**
-   * An observer with a node id, a directory id and the default listener among
-   * its endpoints: what the leader needs to add it (else it would answer INVALID_REQUEST).
-   */
+  /** An observer the leader could add. */
   private canJoin(): boolean {
-    if (!this.quorum.isObserver()) return false;
-    const localKey = this.quorum.localReplicaKey();
-    if (localKey === undefined || localKey.directoryId === undefined) return false;
-    const defaultListener = normalisedListenerName(this.identity.listenerName);
-    return [...this.identity.localEndpoints.entries()].some(
-      ([name]) => normalisedListenerName(name) === defaultListener,
-    );
+    return this.canBeAdded && this.quorum.isObserver();
   }
 
   /** The period of the leader `follower` follows: a new leader or epoch starts a new one. */

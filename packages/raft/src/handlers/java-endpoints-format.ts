@@ -15,6 +15,13 @@ export function normalisedListenerName(name: string): string {
   return name.toUpperCase();
 }
 
+/** Whether `names` hold `listenerName`, compared as Kafka's normalised listener names. */
+export function includesListener(names: Iterable<string>, listenerName: string): boolean {
+  const wanted = normalisedListenerName(listenerName);
+  for (const name of names) if (normalisedListenerName(name) === wanted) return true;
+  return false;
+}
+
 /**
  * `Endpoints.toString()` of `Endpoints.fromAddVoterRequest(listeners)`:
  * `Endpoints(endpoints={ListenerName(A)=host/<unresolved>:port, ...})`, in HashMap order; a

@@ -8,7 +8,7 @@ import { listenersOf, topLevelErrorCode } from '../rpc/raft-messages.js';
 import type { RaftResponseOf } from '../rpc/typed-messages.js';
 import type { FollowerState } from '../states/follower-state.js';
 import type { VoterNode } from '../voter-set.js';
-import { normalisedListenerName } from './java-endpoints-format.js';
+import { includesListener } from './java-endpoints-format.js';
 import { ADDED_VOTER_KRAFT_VERSIONS } from './voter-change-handler.js';
 
 /**
@@ -100,9 +100,7 @@ export class UpdateVoterSender {
     if (recorded === undefined || !recorded.voterKey.matches(localKey)) return undefined;
     const local = this.identity.localEndpoints;
     // The leader refuses an update without its default listener (INVALID_REQUEST): none to send.
-    const defaultListener = normalisedListenerName(this.identity.listenerName);
-    if (![...local.entries()].some(([name]) => normalisedListenerName(name) === defaultListener))
-      return undefined;
+    if (!includesListener(local.names(), this.identity.listenerName)) return undefined;
     const range = recorded.supportedKRaftVersion;
     const differs =
       !recorded.listeners.equals(local) ||

@@ -19,7 +19,7 @@ import { ReplicaKey } from '../replica-key.js';
 import type { RaftApiKey } from '../rpc/raft-api-key.js';
 import type { RaftRequestOf } from '../rpc/typed-messages.js';
 import type { SupportedVersionRange, VoterSet } from '../voter-set.js';
-import { formatJavaEndpoints, normalisedListenerName } from './java-endpoints-format.js';
+import { formatJavaEndpoints, includesListener, normalisedListenerName } from './java-endpoints-format.js';
 import type { PendingVoterChange, VoterChangeRequest } from './pending-voter-change.js';
 
 /**
@@ -379,8 +379,10 @@ export class VoterChangeHandler {
 
   /** Whether a listener of the request is this node's default (controller) listener. */
   private includesDefaultListener(listeners: readonly { readonly name: string }[]): boolean {
-    const defaultListener = normalisedListenerName(this.identity.listenerName);
-    return listeners.some((listener) => normalisedListenerName(listener.name) === defaultListener);
+    return includesListener(
+      listeners.map((listener) => listener.name),
+      this.identity.listenerName,
+    );
   }
 
   /** Kafka's leader refuses voter changes until it has established its high watermark. */

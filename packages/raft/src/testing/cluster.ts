@@ -959,13 +959,18 @@ export class Cluster {
           leaderId: leader.nodeId,
           epoch: leader.epoch(),
           highWatermark: leader.highWatermark(),
-          voterIds: (leader.dynamicVoters?.voterIds() ?? this.voterIds).join(','),
+          voterIds: this.countedVoterIds(leader),
         });
         leader.receiveRequest(request);
       }
       this.scheduler.schedule(intervalMs, 'describe-quorum', tick);
     };
     this.scheduler.schedule(intervalMs, 'describe-quorum', tick);
+  }
+
+  /** The static voters, or at kraft.version 1 the node's latest set (the one a leader counts over), as text. */
+  private countedVoterIds(running: RunningNode): string {
+    return (running.dynamicVoters?.voterIds() ?? this.voterIds).join(',');
   }
 
   /**
@@ -1005,7 +1010,7 @@ export class Cluster {
       // The static voters, or at kraft.version 1 the leader's latest set (the one it counts over)
       // when the request arrived or when the answer left: a voter change in the same poll may
       // come before or after the answer.
-      const atAnswerVoters = (running.dynamicVoters?.voterIds() ?? this.voterIds).join(',');
+      const atAnswerVoters = this.countedVoterIds(running);
       const reportedVoters = voters.join(',');
       if (reportedVoters !== expected.voterIds && reportedVoters !== atAnswerVoters)
         problems.push(`voters ${reportedVoters}`);
